@@ -1,0 +1,78 @@
+"""The composition root: builds every service from settings. Nothing else constructs them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from services.audit import AuditService
+from services.clock import Clock, IdGenerator, SystemClock, UuidIds
+from services.db.engine import Database, make_engine
+from services.db.migrate import upgrade
+from services.importer import CorpusImporter, ImportReport
+from services.knowledge import KnowledgeStore
+from services.settings import Settings
+from services.tasks import TaskService
+from services.tenancy import Directory
+
+
+@dataclass
+class Services:
+    settings: Settings
+    db: Database
+    clock: Clock
+    ids: IdGenerator
+    directory: Directory
+    tasks: TaskService
+    knowledge: KnowledgeStore
+    audit: AuditService
+    importer: CorpusImporter = field(repr=False)
+
+    def close(self) -> None:
+        self.db.dispose()
+
+
+def build(
+    settings: Settings | None = None,
+    *,
+    clock: Clock | None = None,
+    ids: IdGenerator | None = None,
+) -> Services:
+    settings = settings or Settings()
+    clock = clock or SystemClock()
+    ids = ids or UuidIds()
+    db = Database(
+        make_engine(settings.resolved_database_url, busy_timeout_ms=settings.sqlite_busy_timeout_ms)
+    )
+    knowledge = KnowledgeStore(db=db, clock=clock)
+    tasks = TaskService(
+        db=db, clock=clock, default_retention_days=settings.completed_task_retention_days
+    )
+    importer = CorpusImporter(
+        db=db,
+        clock=clock,
+        knowledge=knowledge,
+        tasks=tasks,
+        max_body_chars=settings.max_body_chars,
+    )
+    return Services(
+        settings=settings,
+        db=db,
+        clock=clock,
+        ids=ids,
+        directory=Directory(db=db),
+        tasks=tasks,
+        knowledge=knowledge,
+        audit=AuditService(db=db),
+        importer=importer,
+    )
+
+
+def initialise(services: Services) -> None:
+    """Create the data directory and bring the schema to the latest migration."""
+    services.settings.resolved_home.mkdir(parents=True, exist_ok=True)
+    upgrade(services.db.engine)
+
+
+def seed_demo(services: Services) -> ImportReport:
+    initialise(services)
+    return services.importer.import_file(services.settings.demo_corpus, actor="system:seed-demo")

@@ -1,0 +1,1 @@
+"""The `memdesk` command line."""

@@ -1,0 +1,1 @@
+"""Persistence: typed SQLAlchemy models, engines and the unit of work."""

@@ -1,0 +1,83 @@
+"""Engines and the unit of work. SQLite runs in WAL with a busy timeout and IMMEDIATE writes."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+READ_ONLY = "memdesk_read_only"
+
+
+def make_engine(url: str, *, busy_timeout_ms: int = 15_000, echo: bool = False) -> Engine:
+    parsed = make_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        if parsed.database and parsed.database != ":memory:":
+            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_engine(
+            url,
+            echo=echo,
+            connect_args={"timeout": busy_timeout_ms / 1000, "check_same_thread": False},
+        )
+        _tune_sqlite(engine, busy_timeout_ms)
+        return engine
+    if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() != "psycopg":
+        parsed = parsed.set(drivername="postgresql+psycopg")
+    return create_engine(parsed, echo=echo, pool_pre_ping=True, pool_size=10, max_overflow=20)
+
+
+def _tune_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" event decide how a transaction starts (pysqlite would
+        # otherwise start deferred transactions lazily on the first write).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        # Writers take the lock up front so two writers never deadlock upgrading read locks;
+        # readers (engine.execution_options(memdesk_read_only=True)) stay deferred.
+        if connection.get_execution_options().get(READ_ONLY):
+            connection.exec_driver_sql("BEGIN")
+        else:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+def is_sqlite(engine: Engine) -> bool:
+    return engine.dialect.name == "sqlite"
+
+
+class Database:
+    """Owns the engine and hands out units of work (one transaction each)."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self._writer = sessionmaker(bind=engine, expire_on_commit=False)
+        self._reader = sessionmaker(
+            bind=engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False
+        )
+
+    @contextmanager
+    def write(self) -> Iterator[Session]:
+        """One write transaction: commits on success, rolls back on any exception."""
+        with self._writer() as session, session.begin():
+            yield session
+
+    @contextmanager
+    def read(self) -> Iterator[Session]:
+        with self._reader() as session, session.begin():
+            yield session
+
+    def dispose(self) -> None:
+        self.engine.dispose()

@@ -1,0 +1,94 @@
+"""Named domain errors; pages turn them into st.error, the CLI into exit codes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class MemdeskError(Exception):
+    """Base of every domain error. `bad_input` errors exit the CLI with code 2."""
+
+    bad_input = False
+
+
+class NotFound(MemdeskError):
+    """The record does not exist *for this principal* (other tenants look exactly the same)."""
+
+    bad_input = True
+
+    def __init__(self, kind: str, key: str) -> None:
+        super().__init__(f"{kind} not found: {key}")
+        self.kind = kind
+        self.key = key
+
+
+class NotAuthorized(MemdeskError):
+    """The principal exists and may see the record but may not perform this action."""
+
+    bad_input = True
+
+
+class InvalidInput(MemdeskError):
+    """Input failed validation; the message names the record and field."""
+
+    bad_input = True
+
+    def __init__(self, message: str, *, problems: list[str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = problems or [message]
+
+
+class StaleRevision(MemdeskError):
+    """A write carried an expected_revision that is no longer current."""
+
+    def __init__(self, *, task_id: str, expected: int, current: int) -> None:
+        super().__init__(
+            f"task {task_id}: expected revision {expected} but it is now {current}; "
+            "reload and retry"
+        )
+        self.task_id = task_id
+        self.expected = expected
+        self.current = current
+
+
+class IllegalTransition(MemdeskError):
+    bad_input = True
+
+    def __init__(self, *, subject: str, source: str, target: str) -> None:
+        super().__init__(f"{subject}: illegal transition {source} → {target}")
+        self.source = source
+        self.target = target
+
+
+class ConfirmedFieldConflict(MemdeskError):
+    """A write tried to change a confirmed field; a person must settle it."""
+
+    def __init__(self, *, task_id: str, field: str, confirmed: Any, proposed: Any) -> None:
+        super().__init__(
+            f"task {task_id}: field '{field}' is confirmed as {confirmed!r}; "
+            f"the new value {proposed!r} is recorded as a conflict, not applied"
+        )
+        self.task_id = task_id
+        self.field = field
+        self.confirmed = confirmed
+        self.proposed = proposed
+
+
+class IdempotencyConflict(MemdeskError):
+    """The same idempotency key arrived with a different payload."""
+
+    bad_input = True
+
+
+class IndexUnavailable(MemdeskError):
+    """The vector index could not be reached within the bounded retries."""
+
+
+class LegalHold(MemdeskError):
+    """The record is under legal hold and cannot be removed or expired."""
+
+    bad_input = True
+
+
+class BudgetExceeded(MemdeskError):
+    """A tenant's rate limit or token budget refuses more work for now."""

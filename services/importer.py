@@ -1,0 +1,413 @@
+"""corpus@1 import: validated, all-or-nothing per file, idempotent, errors naming the record."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+from pydantic import BaseModel, ConfigDict, ValidationError
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from services import audit
+from services.clock import Clock
+from services.contracts import json_schema
+from services.contracts.corpus import Corpus, CorpusDocument, CorpusTask, CorpusUser
+from services.contracts.task_state import TaskState
+from services.db.engine import Database
+from services.db.models import DocumentVersion, TaskRow, Tenant, User
+from services.errors import InvalidInput
+from services.knowledge import KnowledgeStore, NewVersion, content_hash
+from services.principals import ROLES
+from services.tasks import TaskService
+
+# Metadata that an import may change on an existing version; the body never changes.
+_MUTABLE_DOC_FIELDS = (
+    "status",
+    "valid_from",
+    "valid_to",
+    "acl",
+    "approved_by",
+    "customer_id",
+    "title",
+    "language",
+    "doc_type",
+    "knowledge_class",
+)
+
+
+class ImportReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    source: str
+    created: dict[str, int]
+    updated: dict[str, int]
+    unchanged: dict[str, int]
+    warnings: list[str]
+    changed_documents: list[str]
+    tenants: list[str]
+
+    @property
+    def changed(self) -> bool:
+        return any(self.created.values()) or any(self.updated.values())
+
+
+class CorpusImporter:
+    def __init__(
+        self,
+        *,
+        db: Database,
+        clock: Clock,
+        knowledge: KnowledgeStore,
+        tasks: TaskService,
+        max_body_chars: int,
+        on_documents_changed: Callable[[list[str]], None] | None = None,
+    ) -> None:
+        self._db = db
+        self._clock = clock
+        self._knowledge = knowledge
+        self._tasks = tasks
+        self._max_body = max_body_chars
+        self._on_documents_changed = on_documents_changed
+
+    def import_file(self, path: Path, *, actor: str = "system:import") -> ImportReport:
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            raise InvalidInput(f"{path}: cannot read file ({exc.strerror})") from exc
+        return self.import_bytes(raw, source=str(path), actor=actor)
+
+    def import_bytes(self, raw: bytes, *, source: str, actor: str) -> ImportReport:
+        data = parse_json_bytes(raw, source=source)
+        corpus = validate_corpus(data, source=source)
+        return self.import_corpus(corpus, source=source, actor=actor, raw=data)
+
+    def import_corpus(
+        self, corpus: Corpus, *, source: str, actor: str, raw: dict[str, Any] | None = None
+    ) -> ImportReport:
+        warnings = _unknown_field_warnings(raw or {}) if raw else []
+        problems = self._check_file(corpus, warnings)
+        if problems:
+            raise InvalidInput(f"{source}: {len(problems)} problem(s)", problems=problems)
+        created: Counter[str] = Counter()
+        updated: Counter[str] = Counter()
+        unchanged: Counter[str] = Counter()
+        changed_docs: list[str] = []
+        with self._db.write() as session:
+            problems = self._check_against_store(session, corpus)
+            if problems:
+                raise InvalidInput(f"{source}: {len(problems)} problem(s)", problems=problems)
+            for tenant in corpus.tenants:
+                outcome = self._upsert_tenant(session, tenant.tenant_id, tenant.name)
+                _count(outcome, "tenants", created, updated, unchanged)
+            for user in corpus.users:
+                _count(self._upsert_user(session, user), "users", created, updated, unchanged)
+            for doc in corpus.documents:
+                outcome = self._upsert_document(session, doc, actor=actor)
+                _count(outcome, "documents", created, updated, unchanged)
+                if outcome != "unchanged":
+                    changed_docs.append(f"{doc.tenant_id}/{doc.ref}")
+            for task in corpus.tasks:
+                outcome = self._upsert_task(session, task, actor=actor)
+                _count(outcome, "tasks", created, updated, unchanged)
+            tenants = sorted(
+                {t.tenant_id for t in corpus.tenants}
+                | {d.tenant_id for d in corpus.documents}
+                | {u.tenant_id for u in corpus.users}
+                | {t.tenant_id for t in corpus.tasks}
+            )
+            if created or updated:
+                for tenant_id in tenants:
+                    audit.record(
+                        session,
+                        clock=self._clock,
+                        tenant_id=tenant_id,
+                        actor=actor,
+                        action="corpus.imported",
+                        subject_type="corpus",
+                        subject_id=source[-300:],
+                        detail={
+                            "created": dict(created),
+                            "updated": dict(updated),
+                            "documents": [d for d in changed_docs if d.startswith(f"{tenant_id}/")],
+                        },
+                    )
+        if changed_docs and self._on_documents_changed:
+            self._on_documents_changed(sorted({d.split("/", 1)[0] for d in changed_docs}))
+        return ImportReport(
+            source=source,
+            created=dict(created),
+            updated=dict(updated),
+            unchanged=dict(unchanged),
+            warnings=warnings,
+            changed_documents=changed_docs,
+            tenants=tenants,
+        )
+
+    # ---- validation --------------------------------------------------------------------
+    def _check_file(self, corpus: Corpus, warnings: list[str]) -> list[str]:
+        problems: list[str] = []
+        for kind, keys in (
+            ("tenant", [t.tenant_id for t in corpus.tenants]),
+            ("user", [u.user_id for u in corpus.users]),
+            ("document version", [f"{d.tenant_id}/{d.ref}" for d in corpus.documents]),
+            ("task", [f"{t.tenant_id}/{t.task_id}" for t in corpus.tasks]),
+        ):
+            for key, count in Counter(keys).items():
+                if count > 1:
+                    problems.append(f"duplicate {kind} {key} ({count} times)")
+        for i, doc in enumerate(corpus.documents):
+            if len(doc.body) > self._max_body:
+                problems.append(
+                    f"documents[{i}] ({doc.ref}): body has {len(doc.body):,} characters, "
+                    f"more than the limit of {self._max_body:,}"
+                )
+        for i, user in enumerate(corpus.users):
+            unknown = [role for role in user.roles if role not in ROLES]
+            if unknown:
+                warnings.append(f"users[{i}] ({user.user_id}): unknown roles {unknown}")
+        return problems
+
+    def _check_against_store(self, session: Session, corpus: Corpus) -> list[str]:
+        known = {t.tenant_id for t in corpus.tenants}
+        known |= set(session.scalars(select(Tenant.tenant_id)))
+        problems = []
+        for section, records in (
+            ("users", corpus.users),
+            ("documents", corpus.documents),
+            ("tasks", corpus.tasks),
+        ):
+            for i, record in enumerate(records):
+                if record.tenant_id not in known:
+                    problems.append(
+                        f"{section}[{i}] ({_label(record)}): tenant_id '{record.tenant_id}' "
+                        "is not a known tenant (add it to 'tenants')"
+                    )
+        for i, user in enumerate(corpus.users):
+            existing = session.get(User, user.user_id)
+            if existing is not None and existing.tenant_id != user.tenant_id:
+                problems.append(
+                    f"users[{i}] ({user.user_id}): already belongs to another tenant; a user "
+                    "never moves between tenants"
+                )
+        for i, doc in enumerate(corpus.documents):
+            row = session.get(DocumentVersion, (doc.tenant_id, doc.document_id, doc.version))
+            if row is not None and row.content_hash != content_hash(doc.body):
+                problems.append(
+                    f"documents[{i}] ({doc.ref}): version {doc.version} already exists with a "
+                    "different body; versions are immutable, import it as a new version"
+                )
+        for i, task in enumerate(corpus.tasks):
+            task_row = session.get(TaskRow, (task.tenant_id, task.task_id))
+            if task_row is not None and _task_fields(task_row) != _task_fields(task):
+                problems.append(
+                    f"tasks[{i}] ({task.task_id}): already exists at revision "
+                    f"{task_row.revision} with different content; task state only changes "
+                    "through the task service"
+                )
+        return problems
+
+    # ---- upserts -----------------------------------------------------------------------
+    def _upsert_tenant(self, session: Session, tenant_id: str, name: str) -> str:
+        row = session.get(Tenant, tenant_id)
+        if row is None:
+            session.add(Tenant(tenant_id=tenant_id, name=name, created_at=self._clock.now()))
+            session.flush()
+            return "created"
+        if row.name == name:
+            return "unchanged"
+        row.name = name
+        return "updated"
+
+    def _upsert_user(self, session: Session, user: CorpusUser) -> str:
+        row = session.get(User, user.user_id)
+        if row is None:
+            session.add(
+                User(
+                    user_id=user.user_id,
+                    tenant_id=user.tenant_id,
+                    display_name=user.display_name,
+                    roles=list(user.roles),
+                    grants=list(user.grants),
+                    created_at=self._clock.now(),
+                )
+            )
+            return "created"
+        wanted = (user.display_name, list(user.roles), list(user.grants))
+        if (row.display_name, list(row.roles), list(row.grants)) == wanted:
+            return "unchanged"
+        row.display_name, row.roles, row.grants = (
+            user.display_name,
+            list(user.roles),
+            list(user.grants),
+        )
+        return "updated"
+
+    def _upsert_document(self, session: Session, doc: CorpusDocument, *, actor: str) -> str:
+        row = session.get(DocumentVersion, (doc.tenant_id, doc.document_id, doc.version))
+        if row is None:
+            self._knowledge.add_version(
+                session,
+                NewVersion(
+                    tenant_id=doc.tenant_id,
+                    document_id=doc.document_id,
+                    version=doc.version,
+                    doc_type=doc.doc_type.value,
+                    knowledge_class=doc.knowledge_class.value,
+                    status=doc.status.value,
+                    valid_from=doc.valid_from,
+                    valid_to=doc.valid_to,
+                    acl=list(doc.acl),
+                    language=doc.language,
+                    title=doc.title,
+                    body=doc.body,
+                    customer_id=doc.customer_id,
+                    approved_by=doc.approved_by,
+                ),
+                actor=actor,
+            )
+            return "created"
+        wanted = {f: _plain(getattr(doc, f)) for f in _MUTABLE_DOC_FIELDS}
+        have = {f: _plain(getattr(row, f)) for f in _MUTABLE_DOC_FIELDS}
+        if wanted == have:
+            return "unchanged"
+        for field, value in wanted.items():
+            if field == "acl":
+                self._knowledge.set_acl(session, row, value)
+            else:
+                setattr(row, field, value)
+        row.status_changed_at = self._clock.now()
+        audit.record(
+            session,
+            clock=self._clock,
+            tenant_id=doc.tenant_id,
+            actor=actor,
+            action="document.reimported",
+            subject_type="document",
+            subject_id=doc.ref,
+            detail={"changed": sorted(f for f in wanted if wanted[f] != have[f])},
+        )
+        return "updated"
+
+    def _upsert_task(self, session: Session, task: CorpusTask, *, actor: str) -> str:
+        if session.get(TaskRow, (task.tenant_id, task.task_id)) is not None:
+            return "unchanged"  # identical content was checked in _check_against_store
+        state = TaskState.model_validate(task.model_dump())
+        self._tasks.insert_row(session, tenant_id=task.tenant_id, actor=actor, state=state)
+        return "created"
+
+
+# ---- parsing helpers (shared with `memdesk eval`) ----------------------------------------
+def parse_json_bytes(raw: bytes, *, source: str) -> dict[str, Any]:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInput(
+            f"{source}: not valid UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 4]!r})"
+        ) from exc
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InvalidInput(
+            f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
+        ) from exc
+    if not isinstance(data, dict):
+        raise InvalidInput(f"{source}: the top level must be a JSON object")
+    return data
+
+
+def validate_corpus(data: dict[str, Any], *, source: str) -> Corpus:
+    version = data.get("schema_version")
+    if version != "corpus@1":
+        raise InvalidInput(f"{source}: schema_version must be 'corpus@1', got {version!r}")
+    problems = [
+        f"{_path_label(data, list(error.absolute_path))}: {error.message}"
+        for error in jsonschema.Draft202012Validator(json_schema("corpus@1")).iter_errors(data)
+    ]
+    try:
+        corpus = Corpus.model_validate(data)
+    except ValidationError as exc:
+        problems += [f"{_path_label(data, list(err['loc']))}: {err['msg']}" for err in exc.errors()]
+        corpus = None
+    if problems or corpus is None:
+        unique = list(dict.fromkeys(problems))
+        raise InvalidInput(f"{source}: {len(unique)} problem(s)", problems=unique)
+    return corpus
+
+
+def _path_label(data: dict[str, Any], loc: list[Any]) -> str:
+    """`documents[3] (SOP-X@2).acl` — the section, index, the record's own id and the field."""
+    if len(loc) >= 2 and isinstance(loc[0], str) and isinstance(loc[1], int):
+        section, index = loc[0], loc[1]
+        records = data.get(section)
+        record = records[index] if isinstance(records, list) and index < len(records) else None
+        label = f"{section}[{index}]"
+        if isinstance(record, dict):
+            label += f" ({_label(record)})"
+        rest = ".".join(str(part) for part in loc[2:])
+        return f"{label}.{rest}" if rest else label
+    return ".".join(str(part) for part in loc) or "(top level)"
+
+
+def _label(record: Any) -> str:
+    get = record.get if isinstance(record, dict) else lambda key: getattr(record, key, None)
+    if get("document_id") is not None:
+        return f"{get('document_id')}@{get('version')}"
+    for key in ("task_id", "user_id", "tenant_id"):
+        if get(key) is not None:
+            return str(get(key))
+    return "?"
+
+
+def _unknown_field_warnings(data: dict[str, Any]) -> list[str]:
+    known = {
+        "tenants": set(json_schema_fields("CorpusTenant")),
+        "users": set(json_schema_fields("CorpusUser")),
+        "documents": set(json_schema_fields("CorpusDocument")),
+        "tasks": set(json_schema_fields("CorpusTask")),
+    }
+    warnings = []
+    for section, fields in known.items():
+        for i, record in enumerate(data.get(section) or []):
+            if isinstance(record, dict):
+                extra = sorted(set(record) - fields)
+                if extra:
+                    warnings.append(f"{section}[{i}] ({_label(record)}): ignored fields {extra}")
+    return warnings
+
+
+def json_schema_fields(model_name: str) -> list[str]:
+    from services.contracts import corpus as corpus_module
+
+    model: type[BaseModel] = getattr(corpus_module, model_name)
+    return list(model.model_fields)
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "value"):
+        return value.value
+    if isinstance(value, list):
+        return list(value)
+    return value
+
+
+def _task_fields(task: Any) -> tuple[Any, ...]:
+    status = task.status.value if hasattr(task.status, "value") else task.status
+    return (
+        task.revision,
+        status,
+        dict(task.confirmed),
+        list(task.pending),
+        task.next_step,
+        list(task.evidence_ids),
+    )
+
+
+def _count(
+    outcome: str, kind: str, created: Counter[str], updated: Counter[str], unchanged: Counter[str]
+) -> None:
+    {"created": created, "updated": updated, "unchanged": unchanged}[outcome][kind] += 1

@@ -1,0 +1,1 @@
+"""Governed hybrid retrieval: chunking, embedding, the Chroma index and re-verified evidence."""

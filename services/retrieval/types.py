@@ -1,0 +1,90 @@
+"""What retrieval returns: evidence with citations that re-slice the authoritative body."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+RetrievalStatus = Literal["ok", "insufficient_evidence", "source_conflict"]
+
+
+def evidence_id_for(document_id: str, version: int, start: int, end: int) -> str:
+    """Stable and resolvable later: the document version and the character span it quotes."""
+    return f"{document_id}@{version}:{start}-{end}"
+
+
+def parse_evidence_id(evidence_id: str) -> tuple[str, int, int, int] | None:
+    head, sep, span = evidence_id.rpartition(":")
+    document_id, at, version = head.rpartition("@")
+    start, dash, end = span.partition("-")
+    if not (sep and at and dash and version.isdigit() and start.isdigit() and end.isdigit()):
+        return None
+    return document_id, int(version), int(start), int(end)
+
+
+class Evidence(BaseModel):
+    """One re-verified citation. `rank` orders results; it is not a confidence."""
+
+    model_config = ConfigDict(frozen=True)
+
+    evidence_id: str
+    document_id: str
+    version: int
+    chunk_id: str
+    knowledge_class: str
+    doc_type: str
+    title: str
+    start: int
+    end: int
+    quote: str
+    content_hash: str
+    customer_id: str | None = None
+    valid_from: date | None = None
+    valid_to: date | None = None
+    rank: int = 0
+
+    @property
+    def is_history(self) -> bool:
+        return self.knowledge_class == "history"
+
+    @property
+    def ref(self) -> str:
+        return f"{self.document_id}@{self.version}"
+
+
+class ConflictValue(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    value: str
+    evidence_id: str
+    document_id: str
+    version: int
+    quote: str
+
+
+class Conflict(BaseModel):
+    """Authoritative evidence that disagrees on the same fact, shown side by side."""
+
+    model_config = ConfigDict(frozen=True)
+
+    fact: str
+    unit: str | None = None
+    values: list[ConflictValue]
+
+
+class RetrievalResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    status: RetrievalStatus
+    query: str
+    as_of: date
+    evidence: list[Evidence] = Field(default_factory=list)
+    conflicts: list[Conflict] = Field(default_factory=list)
+    missing: list[str] = Field(default_factory=list)
+    dropped: dict[str, int] = Field(
+        default_factory=dict, description="Hits removed by re-verification, by reason."
+    )
+    index_version: str | None = None
+    timings_ms: dict[str, float] = Field(default_factory=dict)

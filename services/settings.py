@@ -1,0 +1,59 @@
+"""Settings from MEMDESK_* environment variables (pydantic-settings); nothing is built here."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="MEMDESK_", extra="ignore", frozen=True)
+
+    home: Path = Field(default=Path("var"), description="Data directory: SQLite file, Chroma dir.")
+    database_url: str | None = Field(
+        default=None, description="SQLAlchemy URL; default is a SQLite file under MEMDESK_HOME."
+    )
+    chroma_url: str | None = Field(
+        default=None, description="http://host:port of a Chroma server; default is embedded."
+    )
+    embedding_backend: Literal["use", "gemini", "hashing"] = "use"
+    analyzer: Literal["auto", "offline", "gemini"] = Field(
+        default="auto", description="auto = Gemini when an API key is set, else offline."
+    )
+    gemini_api_key: SecretStr | None = None
+    gemini_model: str = "gemini-2.5-flash"
+    gemini_embedding_model: str = "gemini-embedding-001"
+    gemini_max_output_tokens: int = 2048
+    auth_mode: Literal["local", "oidc"] = "local"
+    sqlite_busy_timeout_ms: int = 15_000
+    max_body_chars: int = Field(default=1_000_000, description="Largest document body accepted.")
+    completed_task_retention_days: int = Field(
+        default=90, description="Default when the tenant has no policy of its own."
+    )
+    retrieval_k: int = 5
+    demo_corpus: Path = REPO_ROOT / "data" / "demo-corpus.json"
+
+    @property
+    def resolved_home(self) -> Path:
+        return self.home.expanduser().resolve()
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite:///{self.resolved_home / 'memdesk.db'}"
+
+    @property
+    def chroma_path(self) -> Path:
+        return self.resolved_home / "chroma"
+
+    @property
+    def use_gemini_analyzer(self) -> bool:
+        if self.analyzer == "auto":
+            return self.gemini_api_key is not None
+        return self.analyzer == "gemini"

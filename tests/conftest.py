@@ -1,0 +1,85 @@
+"""Shared fixtures: a migrated store on a SQLite file or on PostgreSQL, fakes for time and ids."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from services import bootstrap
+from services.bootstrap import Services
+from services.clock import FakeClock, SequentialIds
+from services.db.engine import make_engine
+from services.db.migrate import upgrade
+from services.principals import Principal
+from services.settings import Settings
+from tests.support import pg
+from tests.support.corpus import corpus_dict, write_corpus
+
+BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+
+
+@pytest.fixture(scope="session")
+def pg_template() -> Iterator[str]:
+    """One migrated PostgreSQL database per test session; each test copies it (fast)."""
+    pg.ensure_server()
+    name = pg.create_database()
+    engine = make_engine(pg.url_for(name))
+    upgrade(engine)
+    engine.dispose()
+    yield name
+    pg.drop_database(name)
+
+
+@pytest.fixture(params=BACKENDS)
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """A fresh, migrated database on each backend."""
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'memdesk.db'}"
+        engine = make_engine(url)
+        upgrade(engine)
+        engine.dispose()
+        yield url
+        return
+    template = request.getfixturevalue("pg_template")
+    name = pg.create_database(template=template)
+    yield pg.url_for(name)
+    pg.drop_database(name)
+
+
+@pytest.fixture
+def sqlite_url(tmp_path: Path) -> str:
+    url = f"sqlite:///{tmp_path / 'memdesk.db'}"
+    engine = make_engine(url)
+    upgrade(engine)
+    engine.dispose()
+    return url
+
+
+@pytest.fixture
+def clock() -> FakeClock:
+    return FakeClock()
+
+
+@pytest.fixture
+def settings(tmp_path: Path, database_url: str) -> Settings:
+    return Settings(home=tmp_path / "home", database_url=database_url, embedding_backend="hashing")
+
+
+@pytest.fixture
+def services(settings: Settings, clock: FakeClock) -> Iterator[Services]:
+    built = bootstrap.build(settings, clock=clock, ids=SequentialIds())
+    yield built
+    built.close()
+
+
+@pytest.fixture
+def loaded(services: Services, tmp_path: Path) -> Services:
+    """Services with the small corpus imported."""
+    services.importer.import_file(write_corpus(tmp_path / "corpus.json", corpus_dict()))
+    return services
+
+
+def principal(services: Services, user_id: str) -> Principal:
+    return services.directory.principal(user_id)
