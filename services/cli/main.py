@@ -201,8 +201,9 @@ def main() -> None:
     except Exception as exc:  # an unexpected failure: exit 1 with one line, details on demand
         if os.environ.get("MEMDESK_DEBUG"):
             raise
-        typer.echo(f"error: {type(exc).__name__}: {exc} (set MEMDESK_DEBUG=1 for details)",
-                   err=True)
+        typer.echo(
+            f"error: {type(exc).__name__}: {exc} (set MEMDESK_DEBUG=1 for details)", err=True
+        )
         raise SystemExit(1) from exc
 
 
