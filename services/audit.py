@@ -66,7 +66,7 @@ class AuditService:
     def __init__(self, *, db: Database) -> None:
         self._db = db
 
-    def list(
+    def search(
         self,
         principal: Principal,
         *,
@@ -110,7 +110,7 @@ class AuditService:
         actor: str | None,
         subject_id: str | None,
         since: datetime | None,
-    ) -> Select[tuple[AuditEntry]]:
+    ) -> Select[AuditEntry]:
         query = select(AuditEntry).where(AuditEntry.tenant_id == principal.tenant_id)
         if action:
             query = query.where(AuditEntry.action == action)

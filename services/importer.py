@@ -176,11 +176,12 @@ class CorpusImporter:
         known = {t.tenant_id for t in corpus.tenants}
         known |= set(session.scalars(select(Tenant.tenant_id)))
         problems = []
-        for section, records in (
+        sections: list[tuple[str, list[Any]]] = [
             ("users", corpus.users),
             ("documents", corpus.documents),
             ("tasks", corpus.tasks),
-        ):
+        ]
+        for section, records in sections:
             for i, record in enumerate(records):
                 if record.tenant_id not in known:
                     problems.append(
@@ -354,12 +355,12 @@ def _path_label(data: dict[str, Any], loc: list[Any]) -> str:
 
 
 def _label(record: Any) -> str:
-    get = record.get if isinstance(record, dict) else lambda key: getattr(record, key, None)
-    if get("document_id") is not None:
-        return f"{get('document_id')}@{get('version')}"
+    fields: dict[str, Any] = record if isinstance(record, dict) else record.__dict__
+    if fields.get("document_id") is not None:
+        return f"{fields['document_id']}@{fields.get('version')}"
     for key in ("task_id", "user_id", "tenant_id"):
-        if get(key) is not None:
-            return str(get(key))
+        if fields.get(key) is not None:
+            return str(fields[key])
     return "?"
 
 

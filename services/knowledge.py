@@ -7,7 +7,7 @@ from datetime import date, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import and_, exists, func, select
+from sqlalchemy import and_, delete, exists, func, select
 from sqlalchemy.orm import Session
 
 from services import audit
@@ -128,7 +128,7 @@ class KnowledgeStore:
                 raise NotFound("document", document_id)
             return [_view(row) for row in rows]
 
-    def list(
+    def search(
         self,
         principal: Principal,
         *,
@@ -247,7 +247,7 @@ class KnowledgeStore:
     def set_acl(self, session: Session, row: DocumentVersion, acl: list[str]) -> None:
         row.acl = list(acl)
         session.execute(
-            DocumentAcl.__table__.delete().where(
+            delete(DocumentAcl).where(
                 DocumentAcl.tenant_id == row.tenant_id,
                 DocumentAcl.document_id == row.document_id,
                 DocumentAcl.version == row.version,
@@ -336,7 +336,7 @@ class KnowledgeStore:
             )
         else:
             query = query.where(DocumentVersion.version == version)
-        row = session.scalars(query.limit(1)).first()
+        row: DocumentVersion | None = session.scalars(query.limit(1)).first()
         if row is None:
             ref = document_id if version is None else f"{document_id}@{version}"
             raise NotFound("document", ref)

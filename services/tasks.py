@@ -106,7 +106,7 @@ class TaskService:
         with self._db.read() as session:
             return _record(self._row(session, principal, task_id))
 
-    def list(
+    def search(
         self,
         principal: Principal,
         *,
