@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from services.approvals import ApprovalService
 from services.audit import AuditService
 from services.clock import Clock, IdGenerator, SystemClock, UuidIds
 from services.db.engine import Database, make_engine
 from services.db.migrate import upgrade
 from services.importer import CorpusImporter, ImportReport
 from services.knowledge import KnowledgeStore
+from services.retention import RetentionService
 from services.settings import Settings
 from services.tasks import TaskService
 from services.tenancy import Directory
@@ -26,6 +28,8 @@ class Services:
     knowledge: KnowledgeStore
     audit: AuditService
     importer: CorpusImporter = field(repr=False)
+    approvals: ApprovalService = field(repr=False)
+    retention: RetentionService = field(repr=False)
 
     def close(self) -> None:
         self.db.dispose()
@@ -64,6 +68,10 @@ def build(
         knowledge=knowledge,
         audit=AuditService(db=db),
         importer=importer,
+        approvals=ApprovalService(db=db, clock=clock),
+        retention=RetentionService(
+            db=db, clock=clock, default_days=settings.completed_task_retention_days
+        ),
     )
 
 

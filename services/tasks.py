@@ -478,7 +478,9 @@ class TaskService:
         values: dict[str, Any] = {"updated_at": now}
         if status is not None:
             values["status"] = status.value
-            if status == TaskStatus.completed:
+            # Only the move into `completed` starts the retention clock; repeating the same
+            # status must not push the expiry further out.
+            if status == TaskStatus.completed and row.status != TaskStatus.completed.value:
                 values["completed_at"] = now
                 values["expires_at"] = now + timedelta(days=tenant_retention)
         if confirm:
