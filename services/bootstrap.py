@@ -3,7 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
+from services.agents.approval_flow import ApprovalFlow
+from services.agents.exact_retriever import ExactRetriever
+from services.agents.ports import Retriever
+from services.agents.runs import RunQueue
+from services.agents.supervisor import Supervisor
+from services.agents.wiring import build_agents
+from services.agents.worker import Worker
 from services.approvals import ApprovalService
 from services.audit import AuditService
 from services.clock import Clock, IdGenerator, SystemClock, UuidIds
@@ -30,6 +38,11 @@ class Services:
     importer: CorpusImporter = field(repr=False)
     approvals: ApprovalService = field(repr=False)
     retention: RetentionService = field(repr=False)
+    retriever: Retriever = field(repr=False)
+    runs: RunQueue = field(repr=False)
+    approval_flow: ApprovalFlow = field(repr=False)
+    supervisor: Supervisor = field(repr=False)
+    worker: Worker = field(repr=False)
 
     def close(self) -> None:
         self.db.dispose()
@@ -40,6 +53,7 @@ def build(
     *,
     clock: Clock | None = None,
     ids: IdGenerator | None = None,
+    genai_client: Any | None = None,
 ) -> Services:
     settings = settings or Settings()
     clock = clock or SystemClock()
@@ -58,20 +72,40 @@ def build(
         tasks=tasks,
         max_body_chars=settings.max_body_chars,
     )
+    directory = Directory(db=db)
+    approvals = ApprovalService(db=db, clock=clock)
+    retriever: Retriever = ExactRetriever(knowledge=knowledge, clock=clock)
+    agents = build_agents(
+        settings,
+        db=db,
+        clock=clock,
+        ids=ids,
+        tasks=tasks,
+        knowledge=knowledge,
+        directory=directory,
+        approvals=approvals,
+        retriever=retriever,
+        genai_client=genai_client,
+    )
     return Services(
         settings=settings,
         db=db,
         clock=clock,
         ids=ids,
-        directory=Directory(db=db),
+        directory=directory,
         tasks=tasks,
         knowledge=knowledge,
         audit=AuditService(db=db),
         importer=importer,
-        approvals=ApprovalService(db=db, clock=clock),
+        approvals=approvals,
         retention=RetentionService(
             db=db, clock=clock, default_days=settings.completed_task_retention_days
         ),
+        retriever=retriever,
+        runs=agents.runs,
+        approval_flow=agents.approval_flow,
+        supervisor=agents.supervisor,
+        worker=agents.worker,
     )
 
 

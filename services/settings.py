@@ -37,6 +37,22 @@ class Settings(BaseSettings):
     )
     retrieval_k: int = 5
     demo_corpus: Path = REPO_ROOT / "data" / "demo-corpus.json"
+    # Runs and agents (services/agents): bounded work, per-tenant limits.
+    run_max_attempts: int = Field(default=3, ge=1, le=3, description="Attempts per run in total.")
+    run_backoff_seconds: float = Field(default=2.0, description="First retry wait; doubles.")
+    run_timeout_seconds: float = Field(
+        default=300.0, description="A running run without a heartbeat this long is reclaimed."
+    )
+    tool_timeout_seconds: float = 30.0
+    model_timeout_seconds: float = 60.0
+    gemini_thinking_budget: int | None = 0
+    gemini_usd_per_million_input: float = 0.30
+    gemini_usd_per_million_output: float = 2.50
+    gemini_model_review: bool = Field(
+        default=False, description="Also ask Gemini to review a decision the checks passed."
+    )
+    tenant_runs_per_minute: int = Field(default=30, ge=1)
+    tenant_daily_token_budget: int = Field(default=500_000, ge=0)
 
     @property
     def resolved_home(self) -> Path:

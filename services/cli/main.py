@@ -195,6 +195,11 @@ def _task_text(record: Any) -> str:
     return "\n".join(lines)
 
 
+from services.cli import agents as _agents  # noqa: E402 (needs the app and helpers above)
+
+_agents.register(app)
+
+
 def main() -> None:
     try:
         app()

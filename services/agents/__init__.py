@@ -1,0 +1,1 @@
+"""Resuming work: supervisor, analysis and review agents, the runs queue and approvals."""

@@ -1,0 +1,150 @@
+"""The offline Analysis agent: deterministic, and every claim quotes the evidence it cites.
+
+It never writes a number of its own: a claim is a label plus a sentence copied verbatim from the
+cited quote, so whatever amounts it holds are the evidence's. It follows retrieval's verdict:
+conflicting authoritative sources give `source_conflict` with the sources side by side, a
+required need without usable evidence gives `insufficient_evidence` naming what is missing.
+"""
+
+from __future__ import annotations
+
+from services.agents.glossary import label, prefers_chinese
+from services.agents.ports import Analysis
+from services.agents.text import char_bigrams, looks_like_instruction, sentences_with_spans
+from services.contracts.decision import Claim, DecisionStatus, MemoryDecision, NextAction
+from services.contracts.memory_input import InputEvidence, MemoryInput, Need
+from services.principals import Principal
+
+MODEL_ID = "offline-rules@1"
+_CLASS_ORDER = {"fact": 0, "history": 1}  # inference never backs a claim
+
+
+class OfflineAnalyzer:
+    name = "offline"
+    model = MODEL_ID
+
+    def analyze(self, principal: Principal, data: MemoryInput, *, run_id: str) -> Analysis:
+        chinese = prefers_chinese(data.supplement, *(n.label for n in data.needs))
+        evidence = {item.evidence_id: item for item in data.evidence}
+        if data.conflicts:
+            return self._result(
+                data,
+                DecisionStatus.source_conflict,
+                _conflict_claims(data, evidence, chinese),
+                missing=[],
+                action=NextAction.human_review,
+            )
+        claims: list[Claim] = []
+        missing: list[str] = []
+        for need in data.needs:
+            claim = _need_claim(need, evidence, chinese)
+            if claim is not None:
+                claims.append(claim)
+            elif need.required:
+                missing.append(need.key)
+        prefix = "需工程確認" if chinese else "Engineering to confirm"
+        claims += [
+            Claim(text=f"{prefix}：{item.text}", evidence_ids=[item.evidence_id])
+            for item in data.engineering_items
+            if item.evidence_id in evidence
+        ]
+        if missing or not claims:
+            return self._result(
+                data,
+                DecisionStatus.insufficient_evidence,
+                claims,
+                missing=missing or [n.key for n in data.needs if n.required] or ["evidence"],
+                action=NextAction.request_information,
+            )
+        return self._result(
+            data,
+            DecisionStatus.ready_for_review,
+            claims,
+            missing=[],
+            action=NextAction.human_review,
+        )
+
+    def _result(
+        self,
+        data: MemoryInput,
+        status: DecisionStatus,
+        claims: list[Claim],
+        *,
+        missing: list[str],
+        action: NextAction,
+    ) -> Analysis:
+        decision = MemoryDecision(
+            task_id=data.task.task_id,
+            state_revision=data.task.revision,
+            status=status,
+            claims=claims,
+            missing_fields=list(dict.fromkeys(missing)),
+            proposed_next_action=action,
+        )
+        return Analysis(decision=decision, model=MODEL_ID, finish_reason="STOP")
+
+
+def _need_claim(need: Need, evidence: dict[str, InputEvidence], chinese: bool) -> Claim | None:
+    if need.retrieval_status == "insufficient_evidence" and need.required:
+        return None
+    usable = [evidence[eid] for eid in need.evidence_ids if eid in evidence]
+    usable = [item for item in usable if item.knowledge_class in _CLASS_ORDER]
+    if not usable:
+        return None
+    usable.sort(key=lambda item: _CLASS_ORDER[item.knowledge_class])  # stable: keeps rank
+    best = usable[0]
+    sentence = best_sentence(best.quote, need.query)
+    if sentence is None:
+        return None
+    return Claim(text=_cite(need.label, best, sentence, chinese), evidence_ids=[best.evidence_id])
+
+
+def best_sentence(quote: str, query: str) -> str | None:
+    """The sentence of `quote` sharing most words with the query; instructions never qualify."""
+    wanted = char_bigrams(query)
+    best: tuple[int, int] | None = None
+    best_score = -1
+    for start, end in sentences_with_spans(quote):
+        sentence = quote[start:end]
+        if looks_like_instruction(sentence):
+            continue
+        score = len(char_bigrams(sentence) & wanted)
+        if score > best_score:
+            best, best_score = (start, end), score
+    return quote[best[0] : best[1]] if best else None
+
+
+def _cite(need_label: str, item: InputEvidence, sentence: str, chinese: bool) -> str:
+    if chinese:
+        history = "（歷史紀錄，非現行承諾）" if item.knowledge_class == "history" else ""
+        return f"{need_label}{history}：依 {item.document_id} v{item.version}「{sentence}」"
+    history = " (history, not a current commitment)" if item.knowledge_class == "history" else ""
+    return f'{need_label}{history}: per {item.document_id} v{item.version}, "{sentence}"'
+
+
+def _conflict_claims(
+    data: MemoryInput, evidence: dict[str, InputEvidence], chinese: bool
+) -> list[Claim]:
+    claims: list[Claim] = []
+    for conflict in data.conflicts:
+        for value in conflict.values:
+            item = evidence.get(str(value.get("evidence_id")))
+            if item is None:
+                continue
+            sentence = best_sentence(item.quote, f"{conflict.fact} {value.get('value', '')}")
+            if sentence is None:
+                continue
+            topic = label(conflict.need, chinese=chinese) if conflict.need else conflict.fact
+            note = "來源不一致" if chinese else "sources disagree"
+            claims.append(
+                Claim(
+                    text=_cite(
+                        f"{topic}（{note}）" if chinese else f"{topic} ({note})",
+                        item,
+                        sentence,
+                        chinese,
+                    ),
+                    evidence_ids=[item.evidence_id],
+                )
+            )
+    return claims

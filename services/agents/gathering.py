@@ -1,0 +1,271 @@
+"""Gathering evidence for a run: re-validate the last checkpoint, plan needs, retrieve, pool.
+
+Retrieval is a deterministic tool, not an agent. Each need is one governed query as the
+principal; the pool is everything this run retrieved or re-resolved, and it is the only
+evidence a decision may cite. Evidence a previous checkpoint relied on is re-resolved first:
+what was revoked or superseded since is dropped (and recorded), never reused blindly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import date
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+
+from services.agents.engineering import EngineeringItem, find_items
+from services.agents.planning import SupplementReading, plan_needs
+from services.agents.ports import Retriever
+from services.agents.runs import RunEventView, RunQueue, RunView
+from services.agents.tools import call_with_timeout
+from services.contracts.decision import MemoryDecision
+from services.contracts.memory_input import (
+    InputConflict,
+    InputEngineeringItem,
+    InputEvidence,
+    InputTask,
+    MemoryInput,
+    Need,
+)
+from services.contracts.task_state import TaskState
+from services.errors import MemdeskError
+from services.knowledge import KnowledgeStore
+from services.principals import Principal
+from services.retrieval.types import Evidence
+from services.tasks import TaskService
+
+SUPPLEMENT_PREFIX = "supplement:"
+
+
+class Gathered(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    needs: list[Need]
+    pool: dict[str, Evidence]
+    conflicts: list[InputConflict]
+    engineering_items: list[EngineeringItem]
+    supplement: str | None
+
+    def relied_on(self) -> list[dict[str, Any]]:
+        """What the analyzing checkpoint relies on: re-checked on the next resume."""
+        return [
+            {
+                "evidence_id": item.evidence_id,
+                "document_id": item.document_id,
+                "version": item.version,
+                "content_hash": item.content_hash,
+                "needs": [need.key for need in self.needs if item.evidence_id in need.evidence_ids],
+            }
+            for item in self.pool.values()
+        ]
+
+    def memory_input(self, state: TaskState) -> MemoryInput:
+        return MemoryInput(
+            task=InputTask(
+                task_id=state.task_id,
+                revision=state.revision,
+                status=state.status.value,
+                confirmed=dict(state.confirmed),
+                pending=list(state.pending),
+                next_step=state.next_step,
+            ),
+            supplement=self.supplement,
+            needs=self.needs,
+            evidence=[
+                InputEvidence(
+                    evidence_id=item.evidence_id,
+                    document_id=item.document_id,
+                    version=item.version,
+                    knowledge_class=item.knowledge_class,
+                    doc_type=item.doc_type,
+                    title=item.title,
+                    quote=item.quote,
+                )
+                for item in self.pool.values()
+            ],
+            conflicts=self.conflicts,
+            engineering_items=[
+                InputEngineeringItem(
+                    key=item.key, need=item.need, text=item.text, evidence_id=item.evidence_id
+                )
+                for item in self.engineering_items
+            ],
+        )
+
+    def event_payload(self) -> dict[str, Any]:
+        return {
+            "evidence": [item.model_dump(mode="json") for item in self.pool.values()],
+            "needs": [need.model_dump(mode="json") for need in self.needs],
+            "conflicts": [conflict.model_dump(mode="json") for conflict in self.conflicts],
+            "engineering_items": [item.model_dump(mode="json") for item in self.engineering_items],
+            "supplement": self.supplement,
+        }
+
+    @classmethod
+    def from_events(cls, events: list[RunEventView]) -> Gathered | None:
+        pools = [event for event in events if event.kind == "evidence"]
+        if not pools:
+            return None
+        payload = pools[-1].payload
+        evidence = [Evidence.model_validate(item) for item in payload.get("evidence", [])]
+        return cls(
+            needs=[Need.model_validate(n) for n in payload.get("needs", [])],
+            pool={item.evidence_id: item for item in evidence},
+            conflicts=[InputConflict.model_validate(c) for c in payload.get("conflicts", [])],
+            engineering_items=[
+                EngineeringItem.model_validate(i) for i in payload.get("engineering_items", [])
+            ],
+            supplement=payload.get("supplement"),
+        )
+
+
+class Gatherer:
+    def __init__(
+        self,
+        *,
+        retriever: Retriever,
+        knowledge: KnowledgeStore,
+        tasks: TaskService,
+        queue: RunQueue,
+        k: int,
+        tool_timeout_seconds: float,
+    ) -> None:
+        self._retriever = retriever
+        self._knowledge = knowledge
+        self._tasks = tasks
+        self._queue = queue
+        self._k = k
+        self._timeout = tool_timeout_seconds
+
+    def gather(
+        self,
+        principal: Principal,
+        *,
+        run: RunView,
+        state: TaskState,
+        reading: SupplementReading,
+        as_of: date,
+        cancel_point: Callable[[], None],
+    ) -> Gathered:
+        carried = self._revalidate(principal, run, as_of)
+        needs = plan_needs(state, reading, run.supplement, self._task_documents(principal, state))
+        pool: dict[str, Evidence] = {}
+        conflicts: list[InputConflict] = []
+        final: list[Need] = []
+        for need in needs:
+            cancel_point()
+            result = call_with_timeout(
+                lambda need=need: self._retriever.retrieve(  # type: ignore[misc]
+                    principal, need.query, k=self._k, as_of=as_of
+                ),
+                seconds=self._timeout,
+                what=f"retrieval for {need.key}",
+            )
+            ids: list[str] = []
+            for item in [*result.evidence, *carried.get(need.key, [])]:
+                pool.setdefault(item.evidence_id, item)
+                if item.evidence_id not in ids:
+                    ids.append(item.evidence_id)
+            if need.required:
+                for conflict in result.conflicts:
+                    values = []
+                    for value in conflict.values:
+                        if value.evidence_id not in pool:
+                            resolved = self._resolve(principal, value.evidence_id, as_of)
+                            if resolved is None:
+                                continue
+                            pool[resolved.evidence_id] = resolved
+                        values.append(value.model_dump(mode="json"))
+                    conflicts.append(
+                        InputConflict(need=need.key, fact=conflict.fact, values=values)
+                    )
+            final.append(
+                need.model_copy(
+                    update={
+                        "retrieval_status": result.status,
+                        "missing": list(result.missing),
+                        "evidence_ids": ids,
+                    }
+                )
+            )
+            self._queue.add_event(
+                run.run_id,
+                "retrieval",
+                {
+                    "need": need.key,
+                    "query": need.query,
+                    "status": result.status,
+                    "evidence_ids": ids,
+                    "missing": list(result.missing),
+                    "dropped": dict(result.dropped),
+                    "index_version": result.index_version,
+                    "as_of": as_of.isoformat(),
+                },
+            )
+        gathered = Gathered(
+            needs=final,
+            pool=pool,
+            conflicts=conflicts,
+            engineering_items=find_items(final, pool),
+            supplement=run.supplement,
+        )
+        self._queue.add_event(run.run_id, "evidence", gathered.event_payload())
+        return gathered
+
+    def still_valid(self, principal: Principal, decision: MemoryDecision, as_of: date) -> bool:
+        cited = {eid for claim in decision.claims for eid in claim.evidence_ids}
+        return all(self._resolve(principal, eid, as_of) is not None for eid in cited)
+
+    def _revalidate(
+        self, principal: Principal, run: RunView, as_of: date
+    ) -> dict[str, list[Evidence]]:
+        """Re-resolve what the task's last checkpoint relied on; keep only what still holds."""
+        checkpoints = [c for c in self._tasks.checkpoints(principal, run.task_id) if c.relied_on]
+        if not checkpoints:
+            return {}
+        kept: dict[str, list[Evidence]] = {}
+        dropped: list[dict[str, str]] = []
+        for entry in checkpoints[-1].relied_on:
+            evidence_id = str(entry.get("evidence_id"))
+            resolved = self._resolve(principal, evidence_id, as_of)
+            if resolved is None:
+                dropped.append({"evidence_id": evidence_id, "reason": "no longer valid evidence"})
+            elif resolved.content_hash != entry.get("content_hash"):
+                dropped.append({"evidence_id": evidence_id, "reason": "content changed"})
+            else:
+                for need in entry.get("needs") or []:
+                    kept.setdefault(str(need), []).append(resolved)
+        self._queue.add_event(
+            run.run_id,
+            "revalidated",
+            {
+                "checkpoint_id": checkpoints[-1].id,
+                "kept": sorted({e.evidence_id for items in kept.values() for e in items}),
+                "dropped": dropped,
+            },
+        )
+        return kept
+
+    def _resolve(self, principal: Principal, evidence_id: str, as_of: date) -> Evidence | None:
+        try:
+            return call_with_timeout(
+                lambda: self._retriever.resolve(principal, evidence_id, as_of=as_of),
+                seconds=self._timeout,
+                what=f"resolving {evidence_id}",
+            )
+        except MemdeskError:
+            return None
+
+    def _task_documents(self, principal: Principal, state: TaskState) -> list[str]:
+        """Bodies of the documents the task names as its evidence (read with the principal's
+        rights): they tell which topics the work is about."""
+        bodies = []
+        for document_id in state.evidence_ids:
+            if document_id.startswith(SUPPLEMENT_PREFIX):
+                continue
+            try:
+                bodies.append(self._knowledge.get(principal, document_id).body)
+            except MemdeskError:
+                continue
+        return bodies

@@ -1,0 +1,192 @@
+"""Reading a supplement against the task state, and deriving what this run must look up.
+
+Everything here is deterministic: the supplement is data from the person who resumed the task.
+It may answer a pending yes/no item, it may contradict a confirmed field (which becomes a
+conflict for a person, never an overwrite), and it tells which topics to search for. Text in it
+that tries to give instructions is recorded as such and otherwise ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from services.agents import glossary
+from services.agents.text import clauses, looks_like_instruction, normalize, numbers, polarity
+from services.contracts.memory_input import Need, NeedSource
+from services.contracts.task_state import TaskState
+
+MAX_CONTEXT_NEEDS = 3
+_IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*\d[A-Za-z0-9]*")
+
+
+class SupplementReading(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    answers: dict[str, bool] = Field(
+        default_factory=dict, description="Pending yes/no items the supplement answered."
+    )
+    addressed: list[str] = Field(
+        default_factory=list, description="Pending items the supplement talks about."
+    )
+    contradictions: dict[str, Any] = Field(
+        default_factory=dict, description="Confirmed field → the different value it states."
+    )
+    topics: list[str] = Field(default_factory=list, description="Glossary topics it asks about.")
+    instruction_like: list[str] = Field(
+        default_factory=list, description="Clauses that read as instructions (never obeyed)."
+    )
+
+
+def read_supplement(state: TaskState, supplement: str | None) -> SupplementReading:
+    if not supplement or not supplement.strip():
+        return SupplementReading()
+    parts = clauses(supplement)
+    instruction_like = [part for part in parts if looks_like_instruction(part)]
+    plain = [part for part in parts if part not in instruction_like]
+    answers: dict[str, bool] = {}
+    addressed: list[str] = []
+    for item in state.pending:
+        mentioned = [part for part in plain if glossary.mentions(part, item)]
+        if not mentioned:
+            continue
+        addressed.append(item)
+        if glossary.term(item).kind != "flag":
+            continue
+        for part in mentioned:
+            answer = polarity(part)
+            if answer is not None:
+                answers[item] = answer
+                break
+    contradictions = {
+        field: proposed
+        for field, value in state.confirmed.items()
+        if (proposed := _contradiction(field, value, plain)) is not None
+    }
+    topics = [
+        key
+        for key in glossary.topics_in(" ".join(plain))
+        if key not in state.pending and key not in state.confirmed
+    ]
+    return SupplementReading(
+        answers=answers,
+        addressed=addressed,
+        contradictions=contradictions,
+        topics=topics,
+        instruction_like=instruction_like,
+    )
+
+
+def _contradiction(field: str, value: Any, parts: list[str]) -> Any:
+    """The value the supplement states for a confirmed field, when it differs from it."""
+    entry = glossary.term(field)
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int | float):
+        for part in parts:
+            stated = _stated_amounts(part, entry)
+            if stated and Decimal(str(value)) not in stated:
+                first = sorted(stated)[0]
+                return int(first) if first == first.to_integral_value() else float(first)
+        return None
+    text = str(value)
+    if not _IDENTIFIER.fullmatch(text.strip()):
+        return None
+    family = re.match(r"[A-Za-z]+", text)
+    for part in parts:
+        named = glossary.mentions(part, field)
+        if text.lower() in normalize(part).lower():
+            continue
+        for token in _IDENTIFIER.findall(normalize(part)):
+            same_family = family is not None and token.lower().startswith(family.group(0).lower())
+            if named or same_family:
+                return token
+    return None
+
+
+def _stated_amounts(part: str, entry: glossary.Term) -> set[Decimal]:
+    if glossary.mentions(part, entry.key):
+        return numbers(part)
+    if not entry.units:
+        return set()
+    folded = normalize(part)
+    units = "|".join(re.escape(unit) for unit in entry.units)
+    found = re.findall(r"(\d{1,3}(?:,\d{3})+|\d+)\s*(?:" + units + r")(?![A-Za-z])", folded)
+    return {Decimal(amount.replace(",", "")) for amount in found}
+
+
+def plan_needs(
+    state: TaskState,
+    reading: SupplementReading,
+    supplement: str | None,
+    task_documents: list[str],
+) -> list[Need]:
+    """What to search for: pending work and confirmed requirements first (required), then topics
+    the supplement asks about (required), then topics the task's own documents raise (context
+    only: their absence does not make evidence insufficient)."""
+    chinese = glossary.prefers_chinese(supplement, *task_documents)
+    plain = [
+        part for part in clauses(supplement or "") if part not in set(reading.instruction_like)
+    ]
+    needs: list[Need] = []
+    pending = [item for item in state.pending if reading.answers.get(item) is not False]
+    # A requirement confirmed as "yes" still needs its procedure found (what it entails).
+    required_flags = [
+        key
+        for key, value in state.confirmed.items()
+        if value is True and glossary.term(key).kind == "flag" and key not in pending
+    ]
+    pending += required_flags
+    for item in pending:
+        about = [part for part in plain if glossary.mentions(part, item)]
+        if not about and len(pending) == 1:
+            about = plain  # the only open item: the supplement is about it
+        needs.append(
+            _need(
+                state,
+                item,
+                chinese=chinese,
+                clauses_=about,
+                required=True,
+                source="confirmed" if item in required_flags else "pending",
+                answer=True if item in required_flags else reading.answers.get(item),
+            )
+        )
+    for topic in reading.topics:
+        about = [part for part in plain if glossary.mentions(part, topic)]
+        needs.append(
+            _need(state, topic, chinese=chinese, clauses_=about, required=True, source="supplement")
+        )
+    known = {need.key for need in needs} | set(state.confirmed) | set(reading.answers)
+    context = [key for key in glossary.topics_in(" ".join(task_documents)) if key not in known]
+    for topic in context[:MAX_CONTEXT_NEEDS]:
+        needs.append(
+            _need(state, topic, chinese=chinese, clauses_=[], required=False, source="mentioned")
+        )
+    return needs
+
+
+def _need(
+    state: TaskState,
+    key: str,
+    *,
+    chinese: bool,
+    clauses_: list[str],
+    required: bool,
+    source: NeedSource,
+    answer: bool | None = None,
+) -> Need:
+    entry = glossary.term(key)
+    scope = [str(state.confirmed[field]) for field in entry.scope if field in state.confirmed]
+    query = " ".join([glossary.search_phrase(key), *scope, *clauses_]).strip()
+    return Need(
+        key=key,
+        label=glossary.label(key, chinese=chinese),
+        query=query,
+        required=required,
+        source=source,
+        answer=answer,
+    )

@@ -1,0 +1,498 @@
+"""The runs queue in SQL: enqueue with per-tenant limits, claim, heartbeat, retry, cancel, read.
+
+Workers claim with `FOR UPDATE SKIP LOCKED` on PostgreSQL, so several processes share the
+queue; on SQLite the IMMEDIATE write transaction serialises claims. The embedded default runs
+the same code in-process (see services/agents/worker.py). A run that stops heart-beating for
+`timeout_seconds` (its worker died) is claimed again, counting an attempt.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import and_, func, or_, select
+from sqlalchemy.orm import Session
+
+from services import audit
+from services.agents.ports import ModelUsage
+from services.clock import Clock, IdGenerator, as_utc
+from services.contracts.task_state import TERMINAL as TERMINAL_TASK
+from services.contracts.task_state import TaskStatus
+from services.db.engine import Database
+from services.db.models import Run, RunEvent, TaskRow
+from services.errors import (
+    BudgetExceeded,
+    IllegalTransition,
+    InvalidInput,
+    NotAuthorized,
+    NotFound,
+)
+from services.principals import Principal
+from services.retrieval.types import Evidence
+from services.tasks import TASK_WRITERS
+
+QUEUED, RUNNING, SUCCEEDED, FAILED, DEAD_LETTER, CANCELLED = (
+    "queued",
+    "running",
+    "succeeded",
+    "failed",
+    "dead_letter",
+    "cancelled",
+)
+ACTIVE = (QUEUED, RUNNING)
+TERMINAL = (SUCCEEDED, FAILED, DEAD_LETTER, CANCELLED)
+# Run events that are also audit entries (SPEC: every retrieval and model call is audited).
+_AUDITED = {"retrieval", "model_call", "cancel_requested", "dead_lettered", "finished"}
+
+
+class RunLimits(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    max_attempts: int = 3
+    backoff_seconds: float = 2.0
+    timeout_seconds: float = 300.0
+    runs_per_minute: int = 30
+    daily_token_budget: int = 500_000
+
+
+class RunView(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    tenant_id: str
+    task_id: str
+    requested_by: str
+    status: str
+    supplement: str | None
+    as_of: date | None
+    attempts: int
+    max_attempts: int
+    available_at: datetime
+    claimed_by: str | None
+    heartbeat_at: datetime | None
+    cancel_requested: bool
+    prompt_id: str | None
+    prompt_version: str | None
+    model: str | None
+    model_calls: int
+    tokens_in: int
+    tokens_out: int
+    cost_usd: float
+    decision: dict[str, Any] | None
+    review: dict[str, Any] | None
+    error: str | None
+    created_at: datetime
+    started_at: datetime | None
+    finished_at: datetime | None
+    timings: dict[str, Any]
+
+    @property
+    def done(self) -> bool:
+        return self.status in TERMINAL
+
+
+class RunEventView(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    run_id: str
+    kind: str
+    source_agent: str | None
+    target_agent: str | None
+    schema_version: str | None
+    at: datetime
+    payload: dict[str, Any]
+
+
+class RunQueue:
+    def __init__(self, *, db: Database, clock: Clock, ids: IdGenerator, limits: RunLimits) -> None:
+        self._db = db
+        self._clock = clock
+        self._ids = ids
+        self.limits = limits
+
+    # ---- requests from people ----------------------------------------------------------
+    def enqueue(
+        self,
+        principal: Principal,
+        task_id: str,
+        *,
+        supplement: str | None = None,
+        as_of: date | None = None,
+    ) -> RunView:
+        if not principal.has_role(*TASK_WRITERS):
+            raise NotAuthorized(f"{principal.user_id} may not resume tasks")
+        with self._db.write() as session:
+            task = session.get(TaskRow, (principal.tenant_id, task_id))
+            if task is None:
+                raise NotFound("task", task_id)
+            if TaskStatus(task.status) in TERMINAL_TASK:
+                raise IllegalTransition(
+                    subject=f"task {task_id}", source=task.status, target="restoring"
+                )
+            active = session.scalar(
+                select(Run.run_id).where(
+                    Run.tenant_id == principal.tenant_id,
+                    Run.task_id == task_id,
+                    Run.status.in_(ACTIVE),
+                )
+            )
+            if active is not None:
+                raise InvalidInput(f"task {task_id} already has an active run {active}")
+            self._check_limits(session, principal.tenant_id)
+            now = self._clock.now()
+            row = Run(
+                run_id=self._ids.new("run"),
+                tenant_id=principal.tenant_id,
+                task_id=task_id,
+                requested_by=principal.user_id,
+                status=QUEUED,
+                supplement=supplement.strip() if supplement and supplement.strip() else None,
+                as_of=as_of,
+                attempts=0,
+                max_attempts=self.limits.max_attempts,
+                available_at=now,
+                created_at=now,
+                timings={},
+            )
+            session.add(row)
+            session.flush()
+            self._event(session, row, "queued", {"by": principal.user_id, "as_of": str(as_of)})
+            return _view(row)
+
+    def cancel(self, principal: Principal, run_id: str, *, reason: str) -> RunView:
+        """Stop further scheduling. A queued run is cancelled at once; a running one stops at
+        its next step (the supervisor checks between every tool and model call)."""
+        if not reason.strip():
+            raise InvalidInput("a reason is required to cancel a run")
+        with self._db.write() as session:
+            row = self._row(session, principal, run_id)
+            if row.requested_by != principal.user_id and not principal.has_role("admin"):
+                raise NotAuthorized("only the requester or an admin may cancel a run")
+            if row.status == CANCELLED:
+                return _view(row)
+            if row.status in TERMINAL:
+                raise IllegalTransition(
+                    subject=f"run {run_id}", source=row.status, target=CANCELLED
+                )
+            row.cancel_requested = True
+            self._event(
+                session, row, "cancel_requested", {"by": principal.user_id, "reason": reason}
+            )
+            if row.status == QUEUED:
+                self._finish(session, row, CANCELLED, error=f"cancelled by {principal.user_id}")
+            return _view(row)
+
+    # ---- reads -------------------------------------------------------------------------
+    def get(self, principal: Principal, run_id: str) -> RunView:
+        with self._db.read() as session:
+            return _view(self._row(session, principal, run_id))
+
+    def search(
+        self,
+        principal: Principal,
+        *,
+        task_id: str | None = None,
+        statuses: list[str] | None = None,
+        limit: int = 50,
+    ) -> list[RunView]:
+        query = select(Run).where(Run.tenant_id == principal.tenant_id)
+        if task_id:
+            query = query.where(Run.task_id == task_id)
+        if statuses:
+            query = query.where(Run.status.in_(statuses))
+        with self._db.read() as session:
+            rows = session.scalars(
+                query.order_by(Run.created_at.desc(), Run.run_id.desc()).limit(limit)
+            )
+            return [_view(row) for row in rows]
+
+    def events(self, principal: Principal, run_id: str) -> list[RunEventView]:
+        with self._db.read() as session:
+            self._row(session, principal, run_id)
+            return self._events(session, run_id)
+
+    def evidence(self, principal: Principal, run_id: str) -> list[Evidence]:
+        """What the run's decision may cite (the evidence pool it handed to analysis)."""
+        pools = [e for e in self.events(principal, run_id) if e.kind == "evidence"]
+        if not pools:
+            return []
+        return [Evidence.model_validate(item) for item in pools[-1].payload.get("evidence", [])]
+
+    # ---- the worker side (system, by run id) -------------------------------------------
+    def claim(self, worker_id: str, *, run_id: str | None = None) -> RunView | None:
+        now = self._clock.now()
+        stale = now - timedelta(seconds=self.limits.timeout_seconds)
+        with self._db.write() as session:
+            query = select(Run).where(
+                or_(
+                    and_(Run.status == QUEUED, Run.available_at <= now),
+                    and_(Run.status == RUNNING, Run.heartbeat_at < stale),
+                )
+            )
+            if run_id is not None:
+                query = query.where(Run.run_id == run_id)
+            query = query.order_by(Run.available_at, Run.created_at).limit(1)
+            if self._db.engine.dialect.name == "postgresql":
+                query = query.with_for_update(skip_locked=True)
+            row = session.scalars(query).first()
+            if row is None:
+                return None
+            reclaimed = row.status == RUNNING
+            row.status = RUNNING
+            row.claimed_by = worker_id
+            row.heartbeat_at = now
+            row.attempts += 1
+            row.started_at = row.started_at or now
+            self._event(
+                session,
+                row,
+                "claimed",
+                {"worker": worker_id, "attempt": row.attempts, "reclaimed": reclaimed},
+            )
+            return _view(row)
+
+    def system_get(self, run_id: str) -> RunView:
+        with self._db.read() as session:
+            row = session.get(Run, run_id)
+            if row is None:
+                raise NotFound("run", run_id)
+            return _view(row)
+
+    def system_events(self, run_id: str) -> list[RunEventView]:
+        with self._db.read() as session:
+            return self._events(session, run_id)
+
+    def heartbeat(self, run_id: str) -> bool:
+        """Keep the claim alive; returns whether a cancel was requested meanwhile."""
+        with self._db.write() as session:
+            row = self._system_row(session, run_id)
+            row.heartbeat_at = self._clock.now()
+            return row.cancel_requested
+
+    def add_event(
+        self,
+        run_id: str,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        source: str | None = None,
+        target: str | None = None,
+        schema: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        with self._db.write() as session:
+            row = self._system_row(session, run_id)
+            self._event(session, row, kind, payload, source, target, schema, actor=actor)
+
+    def record(
+        self,
+        run_id: str,
+        *,
+        usage: ModelUsage | None = None,
+        prompt: tuple[str, str] | None = None,
+        model: str | None = None,
+        decision: dict[str, Any] | None = None,
+        review: dict[str, Any] | None = None,
+        timings: dict[str, float] | None = None,
+    ) -> None:
+        with self._db.write() as session:
+            row = self._system_row(session, run_id)
+            if usage is not None:
+                row.model_calls += usage.model_calls
+                row.tokens_in += usage.tokens_in
+                row.tokens_out += usage.tokens_out
+                row.cost_usd += usage.cost_usd
+            if prompt is not None:
+                row.prompt_id, row.prompt_version = prompt
+            if model is not None:
+                row.model = model
+            if decision is not None:
+                row.decision = decision
+            if review is not None:
+                row.review = review
+            if timings:
+                row.timings = {**row.timings, **timings}
+            row.heartbeat_at = self._clock.now()
+
+    def reschedule(self, run_id: str, *, delay: float, reason: str) -> RunView:
+        with self._db.write() as session:
+            row = self._system_row(session, run_id)
+            row.status = QUEUED
+            row.claimed_by = None
+            row.available_at = self._clock.now() + timedelta(seconds=delay)
+            row.error = reason
+            self._event(
+                session,
+                row,
+                "retry_scheduled",
+                {"attempt": row.attempts, "delay_s": delay, "reason": reason},
+            )
+            return _view(row)
+
+    def finish(self, run_id: str, status: str, *, error: str | None = None) -> RunView:
+        with self._db.write() as session:
+            row = self._system_row(session, run_id)
+            self._finish(session, row, status, error=error)
+            return _view(row)
+
+    def tokens_used_today(self, tenant_id: str) -> int:
+        with self._db.read() as session:
+            return self._tokens_today(session, tenant_id)
+
+    # ---- internals ---------------------------------------------------------------------
+    def _check_limits(self, session: Session, tenant_id: str) -> None:
+        now = self._clock.now()
+        window = now - timedelta(minutes=1)
+        recent = list(
+            session.scalars(
+                select(Run.created_at)
+                .where(Run.tenant_id == tenant_id, Run.created_at > window)
+                .order_by(Run.created_at)
+            )
+        )
+        if len(recent) >= self.limits.runs_per_minute:
+            wait = (as_utc(recent[0]) + timedelta(minutes=1) - now).total_seconds()
+            raise BudgetExceeded(
+                f"tenant {tenant_id}: rate limit of {self.limits.runs_per_minute} runs per "
+                f"minute reached; try again in {max(1, round(wait))} s"
+            )
+        used = self._tokens_today(session, tenant_id)
+        if used >= self.limits.daily_token_budget:
+            raise BudgetExceeded(
+                f"tenant {tenant_id}: daily model token budget of "
+                f"{self.limits.daily_token_budget:,} is used up ({used:,} tokens today); "
+                "it resets at 00:00 UTC"
+            )
+
+    def _tokens_today(self, session: Session, tenant_id: str) -> int:
+        midnight = datetime.combine(
+            self._clock.now().date(), time(0), tzinfo=self._clock.now().tzinfo
+        )
+        total = session.scalar(
+            select(func.coalesce(func.sum(Run.tokens_in + Run.tokens_out), 0)).where(
+                Run.tenant_id == tenant_id, Run.created_at >= midnight
+            )
+        )
+        return int(total or 0)
+
+    def _finish(self, session: Session, row: Run, status: str, *, error: str | None) -> None:
+        row.status = status
+        row.error = error
+        row.finished_at = self._clock.now()
+        row.claimed_by = None
+        self._event(session, row, "finished", {"status": status, "error": error})
+
+    def _event(
+        self,
+        session: Session,
+        row: Run,
+        kind: str,
+        payload: dict[str, Any],
+        source: str | None = None,
+        target: str | None = None,
+        schema: str | None = None,
+        *,
+        actor: str | None = None,
+    ) -> None:
+        now = self._clock.now()
+        session.add(
+            RunEvent(
+                run_id=row.run_id,
+                kind=kind,
+                source_agent=source,
+                target_agent=target,
+                schema_version=schema,
+                at=now,
+                payload=payload,
+            )
+        )
+        if kind in _AUDITED:
+            audit.record(
+                session,
+                clock=self._clock,
+                tenant_id=row.tenant_id,
+                actor=actor or f"agent:supervisor for {row.requested_by}",
+                action=f"run.{kind}",
+                subject_type="run",
+                subject_id=row.run_id,
+                detail={"task_id": row.task_id, **_brief(payload)},
+            )
+
+    @staticmethod
+    def _events(session: Session, run_id: str) -> list[RunEventView]:
+        rows = session.scalars(
+            select(RunEvent).where(RunEvent.run_id == run_id).order_by(RunEvent.id)
+        )
+        return [
+            RunEventView(
+                id=row.id,
+                run_id=row.run_id,
+                kind=row.kind,
+                source_agent=row.source_agent,
+                target_agent=row.target_agent,
+                schema_version=row.schema_version,
+                at=as_utc(row.at),
+                payload=row.payload,
+            )
+            for row in rows
+        ]
+
+    @staticmethod
+    def _row(session: Session, principal: Principal, run_id: str) -> Run:
+        row = session.get(Run, run_id, populate_existing=True)
+        if row is None or row.tenant_id != principal.tenant_id:
+            raise NotFound("run", run_id)
+        return row
+
+    @staticmethod
+    def _system_row(session: Session, run_id: str) -> Run:
+        row = session.get(Run, run_id, populate_existing=True)
+        if row is None:
+            raise NotFound("run", run_id)
+        return row
+
+
+def _brief(payload: dict[str, Any]) -> dict[str, Any]:
+    """Audit details stay small: scalars and short lists, never whole evidence pools."""
+    return {key: value for key, value in payload.items() if _small(value)}
+
+
+def _small(value: Any) -> bool:
+    if isinstance(value, str | int | float | bool) or value is None:
+        return True
+    return isinstance(value, list) and len(value) <= 20 and all(isinstance(v, str) for v in value)
+
+
+def _view(row: Run) -> RunView:
+    return RunView(
+        run_id=row.run_id,
+        tenant_id=row.tenant_id,
+        task_id=row.task_id,
+        requested_by=row.requested_by,
+        status=row.status,
+        supplement=row.supplement,
+        as_of=row.as_of,
+        attempts=row.attempts,
+        max_attempts=row.max_attempts,
+        available_at=as_utc(row.available_at),
+        claimed_by=row.claimed_by,
+        heartbeat_at=as_utc(row.heartbeat_at) if row.heartbeat_at else None,
+        cancel_requested=row.cancel_requested,
+        prompt_id=row.prompt_id,
+        prompt_version=row.prompt_version,
+        model=row.model,
+        model_calls=row.model_calls,
+        tokens_in=row.tokens_in,
+        tokens_out=row.tokens_out,
+        cost_usd=row.cost_usd,
+        decision=row.decision,
+        review=row.review,
+        error=row.error,
+        created_at=as_utc(row.created_at),
+        started_at=as_utc(row.started_at) if row.started_at else None,
+        finished_at=as_utc(row.finished_at) if row.finished_at else None,
+        timings=dict(row.timings or {}),
+    )

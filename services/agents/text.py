@@ -1,0 +1,184 @@
+"""Deterministic text tools shared by the agents: clauses, numbers, yes/no answers, injections."""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+# Clause ends in Chinese and English prose. A comma also ends a clause, so that
+# "不需要特殊檢驗，請依標準交期回覆" reads as two statements with their own polarity.
+_CLAUSE_END = re.compile(r"(?<=[。！？；;!?，\n])|(?<=,)(?!\d)|(?<=\.)\s+")
+_SENTENCE_END = re.compile(r"(?<=[。！？；;!?\n])|(?<=\.)\s+(?=[A-Z0-9\u4e00-\u9fff])")
+
+# A number not glued to ASCII letters (SUS304, M5 and Ø8H7 name things, they are not amounts).
+_NUMBER = re.compile(r"(?<![A-Za-z0-9])(?<!\d[.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![A-Za-z0-9])")
+_CJK_DIGITS = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "兩": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+}
+_CJK_UNITS = {"十": 10, "百": 100, "千": 1000}
+# Chinese numerals count only before a counter, so 一律 / 一般 are not the number one.
+_CJK_NUMBER = re.compile(
+    r"([零〇一二兩两三四五六七八九十百千]+)\s*"
+    r"(?=[日天週周月年件個个片支只批次倍成%％小時时分鐘钟公斤工作])"
+)
+_EN_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "fifteen": 15,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "ninety": 90,
+    "hundred": 100,
+}
+_EN_NUMBER = re.compile(
+    r"\b(" + "|".join(_EN_WORDS) + r")\b(?=[\s-]+(?:working\s+|calendar\s+|business\s+)?"
+    r"(?:day|week|month|year|hour|minute|piece|pc|time|percent|batch)s?\b)",
+    re.IGNORECASE,
+)
+
+_NEGATIVE = re.compile(
+    r"不需要|不需|無需|无需|不用|不必|免除|不要|沒有|没有|取消|不做|不含"
+    r"|\bnot\s+(?:be\s+)?(?:required|needed|necessary)\b|\bno\s+need\b|\bdoes\s*n[o']t\s+need\b"
+    r"|\bdon[o']?t\s+need\b|\bwithout\b|\bno\b|\bnot\b|\bcancel",
+    re.IGNORECASE,
+)
+_POSITIVE = re.compile(
+    r"需要|要求|確認|确认|確定|确定|必須|必须|一定要|同意|要做|要"
+    r"|\brequired?\b|\bneeds?\b|\bconfirm(?:ed|s)?\b|\byes\b|\bmust\b|\bwants?\b|\brequests?\b",
+    re.IGNORECASE,
+)
+
+# Generic markers of text that tries to instruct the system. Data containing them is never
+# turned into a claim, and a claim containing them fails review.
+_INSTRUCTION = re.compile(
+    r"忽略.{0,8}(?:規則|规则|限制|指示|指令|要求)"
+    r"|(?:立即|立刻|直接|馬上|马上|現在就|现在就).{0,8}(?:寄出|寄送|發送|发送|寄給|寄给|核准|批准|下單|下单|發布|发布)"
+    r"|系統指令|系统指令|系統提示|系统提示|你現在是|你现在是|略過.{0,6}(?:確認|審核)|略过.{0,6}(?:确认|审核)"
+    r"|\bignore\b.{0,30}\b(?:rules|instructions|restrictions|constraints|guidelines)\b"
+    r"|\bdisregard\b.{0,30}\b(?:rules|instructions)\b"
+    r"|\bsend\s+(?:the\s+|this\s+|our\s+)?(?:quote|quotation|offer|e-?mail|mail|reply)\b"
+    r"|\bapprove\s+(?:this|it|the\s+\w+|now|immediately)\b"
+    r"|\b(?:call|invoke|run|execute)\s+(?:the\s+)?tool\b|\bsystem\s+(?:prompt|instruction)s?\b"
+    r"|\byou\s+are\s+now\b|\bplace\s+(?:an?\s+|the\s+)?order\b",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+_FULL_WIDTH = {code: code - 0xFEE0 for code in range(0xFF10, 0xFF5B)}  # ０-９, Ａ-Ｚ, ａ-ｚ
+_FULL_WIDTH.update({0xFF05: ord("%"), 0xFF0E: ord("."), 0x3000: ord(" ")})
+
+
+def normalize(text: str) -> str:
+    """Fold full-width digits and letters (１５ → 15); full-width commas stay clause marks."""
+    return text.translate(_FULL_WIDTH)
+
+
+def clauses(text: str) -> list[str]:
+    return [part.strip() for part in _CLAUSE_END.split(text) if part and part.strip()]
+
+
+def sentences_with_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each sentence in `text`, trimmed of surrounding whitespace."""
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for part in _SENTENCE_END.split(text):
+        start = text.find(part, cursor) if part else cursor
+        end = start + len(part)
+        cursor = end
+        while start < end and text[start].isspace():
+            start += 1
+        while end > start and text[end - 1].isspace():
+            end -= 1
+        if end > start:
+            spans.append((start, end))
+    return spans
+
+
+def numbers(text: str) -> set[Decimal]:
+    """Every amount stated in `text`: digits (1,200 = 1200), Chinese numerals before a counter,
+    English number words before a unit."""
+    folded = normalize(text)
+    found: set[Decimal] = set()
+    for match in _NUMBER.finditer(folded):
+        digits = match.group(1).replace(",", "") + (match.group(2) or "")
+        try:
+            found.add(Decimal(digits).normalize())
+        except InvalidOperation:
+            continue
+    for match in _CJK_NUMBER.finditer(folded):
+        value = _cjk_value(match.group(1))
+        if value is not None:
+            found.add(Decimal(value))
+    for match in _EN_NUMBER.finditer(folded):
+        found.add(Decimal(_EN_WORDS[match.group(1).lower()]))
+    return found
+
+
+def _cjk_value(numeral: str) -> int | None:
+    total, current = 0, 0
+    for char in numeral:
+        if char in _CJK_DIGITS:
+            current = _CJK_DIGITS[char]
+        elif char in _CJK_UNITS:
+            total += (current or 1) * _CJK_UNITS[char]
+            current = 0
+        else:
+            return None
+    return total + current
+
+
+def polarity(clause: str) -> bool | None:
+    """Whether a clause affirms (True) or denies (False) what it mentions; None if unclear."""
+    folded = normalize(clause)
+    if _NEGATIVE.search(folded):
+        return False
+    if _POSITIVE.search(folded):
+        return True
+    return None
+
+
+def looks_like_instruction(text: str) -> bool:
+    return bool(_INSTRUCTION.search(normalize(text)))
+
+
+def is_cjk(text: str) -> bool:
+    """Whether text reads as Chinese rather than English (labels follow the task's language)."""
+    cjk = sum(1 for char in text if "\u4e00" <= char <= "\u9fff")
+    latin = sum(1 for char in text if char.isascii() and char.isalpha())
+    return cjk * 3 >= latin and cjk > 0
+
+
+def char_bigrams(text: str) -> set[str]:
+    """Character bigrams of CJK runs plus lower-cased words: a language-neutral overlap key."""
+    folded = normalize(text).lower()
+    grams: set[str] = set(re.findall(r"[a-z0-9][a-z0-9\-\.]*[a-z0-9]|[a-z0-9]", folded))
+    for run in re.findall(r"[\u4e00-\u9fff]+", folded):
+        grams.update(run[i : i + 2] for i in range(len(run) - 1))
+        if len(run) == 1:
+            grams.add(run)
+    return grams

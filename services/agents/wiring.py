@@ -1,0 +1,126 @@
+"""Builds the agent services from settings (called by the composition root, services.bootstrap)."""
+
+from __future__ import annotations
+
+import socket
+from dataclasses import dataclass
+from typing import Any
+
+from services.agents.analysis_gemini import (
+    GeminiAnalyzer,
+    GeminiBinding,
+    GeminiCaller,
+    GeminiReviewer,
+    build_client,
+)
+from services.agents.analysis_offline import OfflineAnalyzer
+from services.agents.approval_flow import ApprovalFlow
+from services.agents.gathering import Gatherer
+from services.agents.ports import Analyzer, Retriever
+from services.agents.prompts import get_prompt
+from services.agents.review import ModelReviewer, ReviewAgent
+from services.agents.runs import RunLimits, RunQueue
+from services.agents.supervisor import Supervisor
+from services.agents.worker import Worker
+from services.approvals import ApprovalService
+from services.clock import Clock, IdGenerator
+from services.db.engine import Database
+from services.knowledge import KnowledgeStore
+from services.settings import Settings
+from services.tasks import TaskService
+from services.tenancy import Directory
+
+
+@dataclass
+class AgentServices:
+    runs: RunQueue
+    approval_flow: ApprovalFlow
+    supervisor: Supervisor
+    worker: Worker
+
+
+def build_agents(
+    settings: Settings,
+    *,
+    db: Database,
+    clock: Clock,
+    ids: IdGenerator,
+    tasks: TaskService,
+    knowledge: KnowledgeStore,
+    directory: Directory,
+    approvals: ApprovalService,
+    retriever: Retriever,
+    genai_client: Any | None = None,
+    analyzer: Analyzer | None = None,
+) -> AgentServices:
+    prompt = get_prompt()
+    queue = RunQueue(
+        db=db,
+        clock=clock,
+        ids=ids,
+        limits=RunLimits(
+            max_attempts=settings.run_max_attempts,
+            backoff_seconds=settings.run_backoff_seconds,
+            timeout_seconds=settings.run_timeout_seconds,
+            runs_per_minute=settings.tenant_runs_per_minute,
+            daily_token_budget=settings.tenant_daily_token_budget,
+        ),
+    )
+    model_reviewer: ModelReviewer | None = None
+    if analyzer is None:
+        analyzer = OfflineAnalyzer()
+        if settings.analyzer != "offline" and (
+            settings.use_gemini_analyzer or genai_client is not None
+        ):
+            caller = _caller(settings, genai_client)
+            analyzer = GeminiAnalyzer(caller=caller, prompt=prompt)
+            if settings.gemini_model_review:
+                model_reviewer = GeminiReviewer(caller=caller, prompt=prompt)
+    flow = ApprovalFlow(db=db, approvals=approvals, tasks=tasks, directory=directory)
+    supervisor = Supervisor(
+        queue=queue,
+        tasks=tasks,
+        directory=directory,
+        gatherer=Gatherer(
+            retriever=retriever,
+            knowledge=knowledge,
+            tasks=tasks,
+            queue=queue,
+            k=settings.retrieval_k,
+            tool_timeout_seconds=settings.tool_timeout_seconds,
+        ),
+        analyzer=analyzer,
+        reviewer=ReviewAgent(retriever=retriever, model_reviewer=model_reviewer),
+        flow=flow,
+        clock=clock,
+        prompt=prompt,
+        model_timeout_seconds=settings.model_timeout_seconds,
+        daily_token_budget=settings.tenant_daily_token_budget,
+    )
+    worker = Worker(
+        queue=queue,
+        supervisor=supervisor,
+        clock=clock,
+        worker_id=f"{socket.gethostname()}:{ids.new('worker')}",
+    )
+    return AgentServices(runs=queue, approval_flow=flow, supervisor=supervisor, worker=worker)
+
+
+def _caller(settings: Settings, client: Any | None) -> GeminiCaller:
+    if client is None:
+        if settings.gemini_api_key is None:
+            raise ValueError("MEMDESK_ANALYZER=gemini needs MEMDESK_GEMINI_API_KEY")
+        client = build_client(
+            api_key=settings.gemini_api_key.get_secret_value(),
+            timeout_seconds=settings.model_timeout_seconds,
+        )
+    return GeminiCaller(
+        client=client,
+        binding=GeminiBinding(
+            model=settings.gemini_model,
+            max_output_tokens=settings.gemini_max_output_tokens,
+            thinking_budget=settings.gemini_thinking_budget,
+            usd_per_million_input=settings.gemini_usd_per_million_input,
+            usd_per_million_output=settings.gemini_usd_per_million_output,
+        ),
+    )

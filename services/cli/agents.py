@@ -1,0 +1,290 @@
+"""CLI for resuming work: `resume`, `runs list|show|cancel|recover`, `worker`, `approvals`."""
+
+from __future__ import annotations
+
+import time
+from typing import Annotated, Any
+
+import typer
+
+from services.agents.runs import RunView
+from services.cli.main import (
+    AsOf,
+    AsUser,
+    JsonFlag,
+    _services,
+    emit,
+    parse_as_of,
+    principal_for,
+    run_command,
+)
+from services.errors import MemdeskError
+
+runs_app = typer.Typer(no_args_is_help=True, help="The runs queue: list, show, cancel.")
+approvals_app = typer.Typer(no_args_is_help=True, help="Approval items: list, approve, reject.")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("resume")(resume)
+    app.command("worker")(worker)
+    app.add_typer(runs_app, name="runs")
+    app.add_typer(approvals_app, name="approvals")
+
+
+def resume(
+    task_id: Annotated[str, typer.Argument(help="The task to resume.")],
+    as_user: AsUser,
+    supplement: Annotated[
+        str | None, typer.Option("--supplement", help="New information from the customer.")
+    ] = None,
+    as_of: AsOf = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Resume TASK: restore it, merge the supplement, gather evidence, analyse, review, and stop
+    for people (approval, information or review). Runs in-process through the runs queue."""
+    with _services() as services:
+
+        def go() -> dict[str, Any]:
+            principal = principal_for(services, as_user)
+            run = services.runs.enqueue(
+                principal, task_id, supplement=supplement, as_of=parse_as_of(as_of)
+            )
+            done = services.worker.drain(run.run_id)
+            return {
+                "decision": done.decision,
+                "evidence": [
+                    _evidence_json(item) for item in services.runs.evidence(principal, run.run_id)
+                ],
+                "state": services.tasks.get(principal, task_id).state.model_dump(mode="json"),
+                "run_id": done.run_id,
+                "run": _run_json(done),
+            }
+
+        result = run_command(go)
+        emit(result, as_json=as_json, text=lambda: _resume_text(result))
+        if result["run"]["status"] in ("failed", "dead_letter", "cancelled"):
+            typer.echo(
+                f"error: run {result['run_id']} {result['run']['status']}: "
+                f"{result['run']['error']}",
+                err=True,
+            )
+            raise typer.Exit(1)
+
+
+@runs_app.command("list")
+def runs_list(
+    as_user: AsUser,
+    task: Annotated[str | None, typer.Option("--task")] = None,
+    status: Annotated[list[str] | None, typer.Option("--status")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Runs of USER's tenant, newest first."""
+    with _services() as services:
+        found = run_command(
+            lambda: services.runs.search(
+                principal_for(services, as_user), task_id=task, statuses=status
+            )
+        )
+        payload = [_run_json(run) for run in found]
+        emit(payload, as_json=as_json, text=lambda: "\n".join(_run_line(r) for r in found) or "-")
+
+
+@runs_app.command("show")
+def runs_show(
+    run_id: Annotated[str, typer.Argument()], as_user: AsUser, as_json: JsonFlag = False
+) -> None:
+    """One run with its events (hand-off packets, retrievals, model calls, retries)."""
+    with _services() as services:
+
+        def show() -> dict[str, Any]:
+            principal = principal_for(services, as_user)
+            run = services.runs.get(principal, run_id)
+            events = services.runs.events(principal, run_id)
+            return {**_run_json(run), "events": [e.model_dump(mode="json") for e in events]}
+
+        payload = run_command(show)
+        emit(payload, as_json=as_json, text=lambda: _show_text(payload))
+
+
+@runs_app.command("cancel")
+def runs_cancel(
+    run_id: Annotated[str, typer.Argument()],
+    as_user: AsUser,
+    reason: Annotated[str, typer.Option("--reason")] = "cancelled from the CLI",
+    as_json: JsonFlag = False,
+) -> None:
+    """Stop a run: no further model or tool call is scheduled; a cancel event is left."""
+    with _services() as services:
+        run = run_command(
+            lambda: services.runs.cancel(principal_for(services, as_user), run_id, reason=reason)
+        )
+        emit(_run_json(run), as_json=as_json, text=lambda: _run_line(run))
+
+
+@runs_app.command("recover")
+def runs_recover(as_json: JsonFlag = False) -> None:
+    """Move on tasks whose approvals were all decided before a crash stopped them."""
+    with _services() as services:
+        moved = run_command(services.approval_flow.recover_all)
+        emit({"moved": moved}, as_json=as_json, text=lambda: f"moved {len(moved)} task(s)")
+
+
+def worker(
+    once: Annotated[
+        bool, typer.Option("--once", help="Work until the queue is empty, then stop.")
+    ] = False,
+    poll: Annotated[float, typer.Option("--poll", help="Seconds between polls when idle.")] = 2.0,
+    max_runs: Annotated[
+        int, typer.Option("--max-runs", help="Stop after N attempts (0 = no limit).")
+    ] = 0,
+) -> None:
+    """Claim runs from the SQL queue and execute them (start several for scale-out)."""
+    with _services() as services:
+        done = 0
+        typer.echo(f"worker {services.worker.worker_id} started", err=True)
+        while max_runs == 0 or done < max_runs:
+            try:
+                run = services.worker.run_once()
+            except MemdeskError as exc:
+                typer.echo(f"error: {exc}", err=True)
+                run = None
+            if run is not None:
+                done += 1
+                typer.echo(_run_line(run))
+                continue
+            services.approval_flow.recover_all()
+            if once:
+                break
+            time.sleep(poll)  # idle polling of the queue (a real wait, not synchronisation)
+
+
+@approvals_app.command("list")
+def approvals_list(
+    as_user: AsUser,
+    task: Annotated[str | None, typer.Option("--task")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Pending items USER may decide (or every item of TASK's current decision)."""
+    with _services() as services:
+
+        def find() -> list[Any]:
+            principal = principal_for(services, as_user)
+            if task:
+                return services.approval_flow.current(principal, task)
+            return services.approval_flow.queue(principal)
+
+        items = run_command(find)
+        payload = [item.model_dump(mode="json") for item in items]
+        emit(
+            payload,
+            as_json=as_json,
+            text=lambda: (
+                "\n".join(
+                    f"{i.id}\t{i.task_id}\tv{i.decision_version}\t{i.item_key}\t{i.required_role}\t"
+                    f"{i.status}"
+                    for i in items
+                )
+                or "-"
+            ),
+        )
+
+
+def _decide(as_user: str, approval_id: int, approve: bool, comment: str, as_json: bool) -> None:
+    with _services() as services:
+        outcome = run_command(
+            lambda: services.approval_flow.decide(
+                principal_for(services, as_user), approval_id, approve=approve, comment=comment
+            )
+        )
+        emit(
+            outcome,
+            as_json=as_json,
+            text=lambda: (
+                f"approval {approval_id} {outcome.approval.status}; task "
+                f"{outcome.state.task_id} is {outcome.state.status.value}"
+            ),
+        )
+
+
+@approvals_app.command("approve")
+def approvals_approve(
+    approval_id: Annotated[int, typer.Argument()],
+    as_user: AsUser,
+    comment: Annotated[str, typer.Option("--comment")] = "",
+    as_json: JsonFlag = False,
+) -> None:
+    """Approve one item (records who, when and why; sends nothing anywhere)."""
+    _decide(as_user, approval_id, True, comment, as_json)
+
+
+@approvals_app.command("reject")
+def approvals_reject(
+    approval_id: Annotated[int, typer.Argument()],
+    as_user: AsUser,
+    comment: Annotated[str, typer.Option("--comment", help="Why (required).")] = "",
+    as_json: JsonFlag = False,
+) -> None:
+    """Reject one item; the task goes back to waiting for input with the reason."""
+    _decide(as_user, approval_id, False, comment, as_json)
+
+
+def _evidence_json(item: Any) -> dict[str, Any]:
+    keys = (
+        "evidence_id",
+        "document_id",
+        "version",
+        "chunk_id",
+        "knowledge_class",
+        "title",
+        "start",
+        "end",
+        "quote",
+        "content_hash",
+    )
+    data: dict[str, Any] = item.model_dump(mode="json")
+    return {key: data[key] for key in keys}
+
+
+def _run_json(run: RunView) -> dict[str, Any]:
+    return run.model_dump(mode="json", exclude={"decision", "review"}) | {
+        "review_passed": (run.review or {}).get("passed"),
+        "review_reasons": (run.review or {}).get("reasons", []),
+    }
+
+
+def _run_line(run: RunView) -> str:
+    return (
+        f"{run.run_id}\t{run.task_id}\t{run.status}\tattempts {run.attempts}/{run.max_attempts}"
+        f"\tmodel calls {run.model_calls}\ttokens {run.tokens_in + run.tokens_out}"
+        + (f"\t{run.error}" if run.error else "")
+    )
+
+
+def _resume_text(result: dict[str, Any]) -> str:
+    state, run, decision = result["state"], result["run"], result["decision"] or {}
+    lines = [
+        f"run {result['run_id']}: {run['status']} — task {state['task_id']} is now "
+        f"{state['status']} (revision {state['revision']})",
+        f"decision: {decision.get('status', '-')} → {decision.get('proposed_next_action', '-')}",
+    ]
+    lines += [
+        f"  • {c['text']}  [{', '.join(c['evidence_ids'])}]" for c in decision.get("claims", [])
+    ]
+    if decision.get("missing_fields"):
+        lines.append(f"missing: {', '.join(decision['missing_fields'])}")
+    if run.get("review_reasons"):
+        lines += [f"review: {reason}" for reason in run["review_reasons"]]
+    lines.append(f"next step: {state.get('next_step') or '-'}")
+    return "\n".join(lines)
+
+
+def _show_text(payload: dict[str, Any]) -> str:
+    lines = [
+        f"run {payload['run_id']} task {payload['task_id']}: {payload['status']} "
+        f"(attempts {payload['attempts']}/{payload['max_attempts']}, prompt "
+        f"{payload['prompt_id']}@{payload['prompt_version']}, model {payload['model']})"
+    ]
+    for event in payload["events"]:
+        hop = f" {event['source_agent']}→{event['target_agent']}" if event["source_agent"] else ""
+        lines.append(f"  {event['at']}  {event['kind']}{hop}")
+    return "\n".join(lines)
