@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import socket
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from services.agents.analysis_gemini import (
-    GeminiAnalyzer,
-    GeminiBinding,
-    GeminiCaller,
-    GeminiReviewer,
-    build_client,
-)
 from services.agents.analysis_offline import OfflineAnalyzer
 from services.agents.approval_flow import ApprovalFlow
 from services.agents.gathering import Gatherer
@@ -29,6 +22,9 @@ from services.knowledge import KnowledgeStore
 from services.settings import Settings
 from services.tasks import TaskService
 from services.tenancy import Directory
+
+if TYPE_CHECKING:
+    from services.agents.analysis_gemini import GeminiCaller
 
 
 @dataclass
@@ -72,6 +68,9 @@ def build_agents(
         if settings.analyzer != "offline" and (
             settings.use_gemini_analyzer or genai_client is not None
         ):
+            # Imported here: google.genai is heavy and only needed when Gemini is configured.
+            from services.agents.analysis_gemini import GeminiAnalyzer, GeminiReviewer
+
             caller = _caller(settings, genai_client)
             analyzer = GeminiAnalyzer(caller=caller, prompt=prompt)
             if settings.gemini_model_review:
@@ -107,6 +106,8 @@ def build_agents(
 
 
 def _caller(settings: Settings, client: Any | None) -> GeminiCaller:
+    from services.agents.analysis_gemini import GeminiBinding, GeminiCaller, build_client
+
     if client is None:
         if settings.gemini_api_key is None:
             raise ValueError("MEMDESK_ANALYZER=gemini needs MEMDESK_GEMINI_API_KEY")

@@ -1,0 +1,107 @@
+"""The reference scenario (SPEC §2) end to end from the CLI, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import principal
+
+SUPPLEMENT = "客戶確認需要特殊檢驗，請接著處理。"
+FORBIDDEN = {("SOP-LEADTIME", 1), ("B-PRICE", 1), ("DRAFT-INJECT", 1)}
+
+
+def memdesk(settings, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "MEMDESK_HOME": str(settings.home),
+        "MEMDESK_DATABASE_URL": settings.database_url,
+        "MEMDESK_EMBEDDING_BACKEND": settings.embedding_backend,
+        "MEMDESK_ANALYZER": "offline",
+    }
+    env.pop("MEMDESK_GEMINI_API_KEY", None)
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "memdesk"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=300,
+    )
+
+
+def test_q42_resumes_end_to_end_from_the_cli(loaded, settings):
+    # One CLI run per backend (it is a subprocess); each check below names one behaviour.
+    done = memdesk(
+        settings,
+        "resume",
+        "--as",
+        "a.sales",
+        "Q42",
+        "--supplement",
+        SUPPLEMENT,
+        "--as-of",
+        "2026-11-29",
+        "--json",
+    )
+    assert done.returncode == 0, done.stderr
+    resumed = json.loads(done.stdout)
+    ends_awaiting_approval(resumed)
+    material_and_quantity_are_not_asked_again(resumed)
+    sop_v2_is_cited_with_offsets_that_slice_to_the_quote(resumed, loaded)
+    superseded_other_tenant_and_injection_documents_are_never_used(resumed)
+    the_run_leaves_audit_rows(resumed, loaded)
+
+
+def ends_awaiting_approval(resumed):
+    assert resumed["state"]["status"] == "awaiting_approval"
+    assert resumed["decision"]["status"] == "ready_for_review"
+    assert resumed["decision"]["proposed_next_action"] == "human_review"
+    assert resumed["run_id"].startswith("run-")
+
+
+def material_and_quantity_are_not_asked_again(resumed):
+    assert not {"material", "quantity"} & set(resumed["decision"]["missing_fields"])
+    assert resumed["state"]["confirmed"]["material"] == "SUS304"
+    assert resumed["state"]["confirmed"]["quantity"] == 1200
+    claims = " ".join(claim["text"] for claim in resumed["decision"]["claims"])
+    assert "material" not in claims and "數量？" not in claims
+
+
+def sop_v2_is_cited_with_offsets_that_slice_to_the_quote(resumed, loaded):
+    owner = principal(loaded, "a.owner")
+    cited = {eid for claim in resumed["decision"]["claims"] for eid in claim["evidence_ids"]}
+    evidence = {item["evidence_id"]: item for item in resumed["evidence"]}
+    assert cited <= set(evidence)
+    sop = [evidence[eid] for eid in cited if evidence[eid]["document_id"] == "SOP-LEADTIME"]
+    assert sop and all(item["version"] == 2 for item in sop)
+    for item in evidence.values():
+        body = loaded.knowledge.get(owner, item["document_id"], item["version"])
+        assert body.body[item["start"] : item["end"]] == item["quote"]
+        assert body.content_hash == item["content_hash"]
+
+
+def superseded_other_tenant_and_injection_documents_are_never_used(resumed):
+    used = {(item["document_id"], item["version"]) for item in resumed["evidence"]}
+    assert not used & FORBIDDEN
+    text = json.dumps(resumed["decision"], ensure_ascii=False)
+    assert "10 日" not in text and "寄出" not in text and "忽略" not in text
+
+
+def the_run_leaves_audit_rows(resumed, loaded):
+    admin = principal(loaded, "a.admin")
+    actions = set(loaded.audit.actions(admin))
+    assert {"task.transition", "run.retrieval", "run.model_call", "approval.requested"} <= actions
+    assert {"run.finished"} <= actions
+    run_rows = loaded.audit.search(admin, subject_id=resumed["run_id"])
+    assert any(row.action == "run.retrieval" for row in run_rows)
+
+
+def test_another_tenant_cannot_resume_the_task(loaded, settings):
+    done = memdesk(settings, "resume", "--as", "b.sales", "Q42", "--json")
+    assert done.returncode == 2
+    assert "task not found: Q42" in done.stderr
+    assert loaded.tasks.get(principal(loaded, "a.sales"), "Q42").state.revision == 1
