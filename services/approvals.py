@@ -147,7 +147,8 @@ class ApprovalService:
         if not approve and not comment.strip():
             raise InvalidInput("a comment is required to reject")
         with self._db.write() as session:
-            row = self._row(session, principal, approval_id)
+            # Row lock: two people deciding at once on PostgreSQL must not both see `pending`.
+            row = self._row(session, principal, approval_id, lock=True)
             if not principal.has_role(row.required_role):
                 raise NotAuthorized(
                     f"approval {approval_id} needs the role {row.required_role!r} to decide"
@@ -214,8 +215,10 @@ class ApprovalService:
         )
 
     @staticmethod
-    def _row(session: Session, principal: Principal, approval_id: int) -> Approval:
-        row = session.get(Approval, approval_id, populate_existing=True)
+    def _row(
+        session: Session, principal: Principal, approval_id: int, *, lock: bool = False
+    ) -> Approval:
+        row = session.get(Approval, approval_id, populate_existing=True, with_for_update=lock)
         if row is None or row.tenant_id != principal.tenant_id:
             raise NotFound("approval", str(approval_id))
         return row

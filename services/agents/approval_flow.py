@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 
 from services.agents.engineering import EngineeringItem
+from services.agents.glossary import ENGINEERING_PENDING
 from services.approvals import APPROVED, PENDING, REJECTED, ApprovalService, ApprovalView
 from services.contracts.decision import MemoryDecision
 from services.contracts.task_state import TaskState, TaskStatus
@@ -26,8 +27,6 @@ from services.principals import Principal
 from services.retrieval.types import Evidence
 from services.tasks import TaskRecord, TaskService
 from services.tenancy import Directory
-
-ENGINEERING_PENDING = "engineering_confirmation"
 
 
 class ApprovalOutcome(BaseModel):

@@ -181,6 +181,10 @@ _TERMS = (
 
 GLOSSARY: dict[str, Term] = {term.key: term for term in _TERMS}
 
+# A pending item the workflow itself adds while engineering items await their approvals: it is
+# settled by people deciding those items, never by a search.
+ENGINEERING_PENDING = "engineering_confirmation"
+
 # Words that mark work for engineering (used to find what engineering must confirm).
 ENGINEERING_MARKERS = (
     "工程部",

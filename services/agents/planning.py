@@ -132,7 +132,11 @@ def plan_needs(
         part for part in clauses(supplement or "") if part not in set(reading.instruction_like)
     ]
     needs: list[Need] = []
-    pending = [item for item in state.pending if reading.answers.get(item) is not False]
+    pending = [
+        item
+        for item in state.pending
+        if reading.answers.get(item) is not False and item != glossary.ENGINEERING_PENDING
+    ]
     # A requirement confirmed as "yes" still needs its procedure found (what it entails).
     required_flags = [
         key

@@ -16,9 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from services.agents.approval_flow import ENGINEERING_PENDING, ApprovalFlow
+from services.agents.approval_flow import ApprovalFlow
 from services.agents.engineering import EngineeringItem
 from services.agents.gathering import Gathered, Gatherer
+from services.agents.glossary import ENGINEERING_PENDING
 from services.agents.planning import read_supplement
 from services.agents.ports import AnalysisRejected, Analyzer, RunCancelled, TransientFailure
 from services.agents.prompts import PromptSpec
@@ -255,6 +256,9 @@ class Supervisor:
             )
             return RunOutcome(status=FAILED, error=f"review failed: {reasons}"[:2000])
         record = self._tasks.get(principal, run.task_id)
+        # The engineering marker belongs to the previous draft's approvals, which this decision
+        # supersedes; it comes back only with new engineering items.
+        base = [item for item in state.pending if item != ENGINEERING_PENDING]
         if record.conflicts:
             fields = ", ".join(sorted({conflict.field for conflict in record.conflicts}))
             state = self._move(
@@ -262,6 +266,7 @@ class Supervisor:
                 run,
                 state,
                 TaskStatus.waiting_input,
+                pending=base,
                 next_step=f"settle the conflict on confirmed {fields}",
             )
         elif decision.status == DecisionStatus.insufficient_evidence:
@@ -271,7 +276,7 @@ class Supervisor:
                 run,
                 state,
                 TaskStatus.waiting_input,
-                pending=list(dict.fromkeys([*state.pending, *missing])),
+                pending=list(dict.fromkeys([*base, *missing])),
                 next_step=f"request information: {', '.join(missing)}"[:200],
             )
         elif decision.status == DecisionStatus.source_conflict:
@@ -280,6 +285,7 @@ class Supervisor:
                 run,
                 state,
                 TaskStatus.waiting_input,
+                pending=base,
                 next_step="settle conflicting sources (see the run's claims)",
             )
         else:
@@ -291,7 +297,7 @@ class Supervisor:
                 items=items,
                 evidence=pool,
             )
-            pending = [*state.pending, ENGINEERING_PENDING] if items else list(state.pending)
+            pending = [*base, ENGINEERING_PENDING] if items else base
             state = self._move(
                 principal,
                 run,

@@ -80,15 +80,14 @@ class ObedientModel:
 
 def rebuild_agents(services: Services, **overrides: Any) -> AgentServices:
     """The store's agent services again, with a retriever or analyzer swapped for a fake."""
-    return build_agents(
-        services.settings,
-        db=services.db,
-        clock=services.clock,
-        ids=services.ids,
-        tasks=services.tasks,
-        knowledge=services.knowledge,
-        directory=services.directory,
-        approvals=services.approvals,
-        retriever=overrides.pop("retriever", services.retriever),
-        **overrides,
-    )
+    parts: dict[str, Any] = {
+        "db": services.db,
+        "clock": services.clock,
+        "ids": services.ids,
+        "tasks": services.tasks,
+        "knowledge": services.knowledge,
+        "directory": services.directory,
+        "approvals": services.approvals,
+        "retriever": services.retriever,
+    }
+    return build_agents(services.settings, **{**parts, **overrides})
