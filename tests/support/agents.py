@@ -16,6 +16,7 @@ from services.contracts.memory_input import MemoryInput
 from services.errors import IndexUnavailable
 from services.principals import Principal
 from services.retrieval.types import Evidence, RetrievalResult
+from services.settings import Settings
 
 
 class FlakyRetriever:
@@ -78,8 +79,11 @@ class ObedientModel:
         return Analysis(decision=decision, model=self.model, finish_reason="STOP")
 
 
-def rebuild_agents(services: Services, **overrides: Any) -> AgentServices:
-    """The store's agent services again, with a retriever or analyzer swapped for a fake."""
+def rebuild_agents(
+    services: Services, *, settings: Settings | None = None, **overrides: Any
+) -> AgentServices:
+    """The store's agent services again, with settings, a retriever, an analyzer or the task
+    service swapped (for a fake or a tighter limit)."""
     parts: dict[str, Any] = {
         "db": services.db,
         "clock": services.clock,
@@ -90,4 +94,4 @@ def rebuild_agents(services: Services, **overrides: Any) -> AgentServices:
         "approvals": services.approvals,
         "retriever": services.retriever,
     }
-    return build_agents(services.settings, **{**parts, **overrides})
+    return build_agents(settings or services.settings, **{**parts, **overrides})
