@@ -135,7 +135,8 @@ def check_corpus(corpus: dict) -> dict:
         numbers = sorted(d["version"] for d in versions)
         if numbers != list(range(1, len(numbers) + 1)):
             fail(f"document {document_id}", f"versions {numbers} are not 1..n")
-        approved = [d for d in versions if d["status"] == "approved"]
+        approved = [d for d in versions if d["status"] == "approved" and iso(d["valid_from"])
+                    and (d["valid_to"] is None or iso(d["valid_to"]))]
         for a, b in combinations(approved, 2):
             if overlaps(a, b):
                 fail(f"document {document_id}",
@@ -329,6 +330,10 @@ def main(argv: list[str]) -> int:
     corpus = json.loads(corpus_path.read_text(encoding="utf-8"))
     golden = json.loads(golden_path.read_text(encoding="utf-8"))
     index = check_corpus(corpus)
+    if problems:  # the golden checks rely on a well-formed corpus
+        print("\n".join(problems))
+        print(f"{len(problems)} problem(s) in {corpus_path.name}")
+        return 1
     counts, declared = check_golden(golden, index)
     if iso(golden.get("as_of")):
         check_accidental_conflicts(index, iso(golden["as_of"]), declared)
