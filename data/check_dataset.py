@@ -170,7 +170,7 @@ def check_corpus(corpus: dict) -> dict:
         for evidence_id in task["evidence_ids"]:
             mails = by_id.get(evidence_id, [])
             if not mails or mails[0]["tenant_id"] != task["tenant_id"]:
-                fail(where, f"evidence {evidence_id} is not a document of tenant {task['tenant_id']}")
+                fail(where, f"evidence {evidence_id} is not a document of its tenant")
             elif any(m["doc_type"] != "mail" for m in mails):
                 fail(where, f"evidence {evidence_id} is not a mail")
 
