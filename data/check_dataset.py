@@ -20,20 +20,70 @@ DOC_TYPES = {"sop", "contract", "order", "quote", "mail", "note"}
 CLASSES = {"fact", "history", "inference"}
 STATUSES = {"draft", "pending_approval", "approved", "superseded", "revoked", "rejected"}
 LANGUAGES = {"zh-Hant", "zh-Hans", "en"}
-TASK_STATUSES = {"created", "restoring", "retrieving", "analyzing", "reviewing",
-                 "awaiting_approval", "completed", "waiting_input", "retrying", "blocked",
-                 "failed", "cancelled"}
+TASK_STATUSES = {
+    "created",
+    "restoring",
+    "retrieving",
+    "analyzing",
+    "reviewing",
+    "awaiting_approval",
+    "completed",
+    "waiting_input",
+    "retrying",
+    "blocked",
+    "failed",
+    "cancelled",
+}
 RETRIEVAL_STATUSES = {"ok", "insufficient_evidence", "source_conflict"}
 TASK_CASE_STATUSES = {"ready_for_review", "insufficient_evidence", "source_conflict"}
-DOC_KEYS = {"document_id", "version", "tenant_id", "doc_type", "knowledge_class", "status",
-            "valid_from", "valid_to", "acl", "language", "title", "body", "customer_id",
-            "approved_by"}
-TASK_KEYS = {"schema_version", "tenant_id", "task_id", "revision", "status", "confirmed",
-             "pending", "next_step", "evidence_ids"}
-RETRIEVAL_KEYS = {"case_id", "kind", "user_id", "query", "k", "relevant", "forbidden",
-                  "expect_status"}
-TASK_CASE_KEYS = {"case_id", "kind", "user_id", "task_id", "supplement", "relevant", "forbidden",
-                  "expect_status", "must_not_request"}
+DOC_KEYS = {
+    "document_id",
+    "version",
+    "tenant_id",
+    "doc_type",
+    "knowledge_class",
+    "status",
+    "valid_from",
+    "valid_to",
+    "acl",
+    "language",
+    "title",
+    "body",
+    "customer_id",
+    "approved_by",
+}
+TASK_KEYS = {
+    "schema_version",
+    "tenant_id",
+    "task_id",
+    "revision",
+    "status",
+    "confirmed",
+    "pending",
+    "next_step",
+    "evidence_ids",
+}
+RETRIEVAL_KEYS = {
+    "case_id",
+    "kind",
+    "user_id",
+    "query",
+    "k",
+    "relevant",
+    "forbidden",
+    "expect_status",
+}
+TASK_CASE_KEYS = {
+    "case_id",
+    "kind",
+    "user_id",
+    "task_id",
+    "supplement",
+    "relevant",
+    "forbidden",
+    "expect_status",
+    "must_not_request",
+}
 ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 ACL_ENTRY = re.compile(r"tenant|role:[a-z_]+|user:[\w.-]+|customer:[\w-]+")
 SNAKE = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
@@ -97,8 +147,12 @@ def check_corpus(corpus: dict) -> dict:
             fail(where, f"unknown tenant {doc['tenant_id']}")
         if not isinstance(doc["version"], int) or doc["version"] < 1:
             fail(where, "version must be an integer >= 1")
-        for field, allowed in (("doc_type", DOC_TYPES), ("knowledge_class", CLASSES),
-                               ("status", STATUSES), ("language", LANGUAGES)):
+        for field, allowed in (
+            ("doc_type", DOC_TYPES),
+            ("knowledge_class", CLASSES),
+            ("status", STATUSES),
+            ("language", LANGUAGES),
+        ):
             if doc[field] not in allowed:
                 fail(where, f"{field} {doc[field]!r} not in {sorted(allowed)}")
         start, end = iso(doc["valid_from"]), doc["valid_to"]
@@ -113,8 +167,10 @@ def check_corpus(corpus: dict) -> dict:
                 fail(where, f"ACL entry {entry!r} is malformed")
             elif entry.startswith("role:") and entry[5:] not in ROLES:
                 fail(where, f"ACL names unknown role {entry}")
-            elif entry.startswith("user:") and users.get(entry[5:], {}).get("tenant_id") != \
-                    doc["tenant_id"]:
+            elif (
+                entry.startswith("user:")
+                and users.get(entry[5:], {}).get("tenant_id") != doc["tenant_id"]
+            ):
                 fail(where, f"ACL names {entry}, not a user of tenant {doc['tenant_id']}")
         if not doc["title"].strip() or not doc["body"].strip():
             fail(where, "title and body must be non-empty")
@@ -125,7 +181,10 @@ def check_corpus(corpus: dict) -> dict:
         elif doc["approved_by"] is not None:
             fail(where, f"a {doc['status']} version cannot have approved_by")
         if doc["knowledge_class"] == "inference" and doc["status"] not in {
-                "draft", "pending_approval", "rejected"}:
+            "draft",
+            "pending_approval",
+            "rejected",
+        }:
             fail(where, "an inference may only be draft, pending_approval or rejected")
 
     by_id: dict[str, list[dict]] = {}
@@ -135,12 +194,19 @@ def check_corpus(corpus: dict) -> dict:
         numbers = sorted(d["version"] for d in versions)
         if numbers != list(range(1, len(numbers) + 1)):
             fail(f"document {document_id}", f"versions {numbers} are not 1..n")
-        approved = [d for d in versions if d["status"] == "approved" and iso(d["valid_from"])
-                    and (d["valid_to"] is None or iso(d["valid_to"]))]
+        approved = [
+            d
+            for d in versions
+            if d["status"] == "approved"
+            and iso(d["valid_from"])
+            and (d["valid_to"] is None or iso(d["valid_to"]))
+        ]
         for a, b in combinations(approved, 2):
             if overlaps(a, b):
-                fail(f"document {document_id}",
-                     f"approved versions {a['version']} and {b['version']} overlap in time")
+                fail(
+                    f"document {document_id}",
+                    f"approved versions {a['version']} and {b['version']} overlap in time",
+                )
 
     tasks: dict[tuple[str, str], dict] = {}
     for task in corpus["tasks"]:
@@ -198,8 +264,12 @@ def readable(doc: dict, user: dict) -> bool:
 def citable(doc: dict, user: dict, as_of: date) -> bool:
     """What the spec allows to back a claim: approved, valid on as_of, readable by the user."""
     end = iso(doc["valid_to"])
-    return (doc["status"] == "approved" and iso(doc["valid_from"]) <= as_of
-            and (end is None or as_of < end) and readable(doc, user))
+    return (
+        doc["status"] == "approved"
+        and iso(doc["valid_from"]) <= as_of
+        and (end is None or as_of < end)
+        and readable(doc, user)
+    )
 
 
 def resolve(ref: str, index: dict, where: str) -> list[dict]:
@@ -221,7 +291,7 @@ def stated_quantities(body: str) -> list[tuple[str, str, str]]:
     """(context before the number, number, unit) for every number-with-unit in a body."""
     found = []
     for m in QUANTITY.finditer(body):
-        context = re.sub(r"\s+", "", body[max(0, m.start() - 12):m.start()])
+        context = re.sub(r"\s+", "", body[max(0, m.start() - 12) : m.start()])
         found.append((context, m.group(1), m.group(2)))
     return found
 
@@ -235,9 +305,11 @@ def common_suffix(a: str, b: str) -> int:
 
 def contradicts(a: dict, b: dict) -> bool:
     """Same attribute phrase (>= 4 shared characters right before the number), other value."""
-    return any(ua == ub and na != nb and common_suffix(ca, cb) >= 4
-               for ca, na, ua in stated_quantities(a["body"])
-               for cb, nb, ub in stated_quantities(b["body"]))
+    return any(
+        ua == ub and na != nb and common_suffix(ca, cb) >= 4
+        for ca, na, ua in stated_quantities(a["body"])
+        for cb, nb, ub in stated_quantities(b["body"])
+    )
 
 
 def check_golden(golden: dict, index: dict) -> tuple[Counter, set[frozenset[str]]]:
@@ -258,8 +330,11 @@ def check_golden(golden: dict, index: dict) -> tuple[Counter, set[frozenset[str]
             fail(where, "duplicate case_id")
         seen.add(case["case_id"])
         kind = case.get("kind")
-        keys, statuses = ((RETRIEVAL_KEYS, RETRIEVAL_STATUSES) if kind == "retrieval"
-                          else (TASK_CASE_KEYS, TASK_CASE_STATUSES))
+        keys, statuses = (
+            (RETRIEVAL_KEYS, RETRIEVAL_STATUSES)
+            if kind == "retrieval"
+            else (TASK_CASE_KEYS, TASK_CASE_STATUSES)
+        )
         if kind not in {"retrieval", "task"} or set(case) != keys:
             fail(where, f"kind {kind!r} or keys {sorted(case)} do not match golden@1")
             continue
@@ -289,12 +364,18 @@ def check_golden(golden: dict, index: dict) -> tuple[Counter, set[frozenset[str]
             fail(where, "a version is both relevant and forbidden")
         for doc in relevant:
             if not citable(doc, user, as_of):
-                fail(where, f"relevant {doc['document_id']}@{doc['version']} may not back a "
-                            f"claim for {user['user_id']} on {as_of}")
+                fail(
+                    where,
+                    f"relevant {doc['document_id']}@{doc['version']} may not back a "
+                    f"claim for {user['user_id']} on {as_of}",
+                )
         for doc in forbidden:
             if citable(doc, user, as_of):
-                fail(where, f"forbidden {doc['document_id']}@{doc['version']} is citable by "
-                            f"{user['user_id']}: it is not forbidden")
+                fail(
+                    where,
+                    f"forbidden {doc['document_id']}@{doc['version']} is citable by "
+                    f"{user['user_id']}: it is not forbidden",
+                )
         status = case["expect_status"]
         if status == "insufficient_evidence" and relevant:
             fail(where, "insufficient_evidence cases keep relevant empty")
@@ -302,26 +383,39 @@ def check_golden(golden: dict, index: dict) -> tuple[Counter, set[frozenset[str]
             fail(where, f"{status} needs at least one relevant document")
         if status == "source_conflict":
             facts = {d["document_id"]: d for d in relevant if d["knowledge_class"] == "fact"}
-            pair_found = any(a["customer_id"] == b["customer_id"] and contradicts(a, b)
-                             for a, b in combinations(facts.values(), 2))
+            pair_found = any(
+                a["customer_id"] == b["customer_id"] and contradicts(a, b)
+                for a, b in combinations(facts.values(), 2)
+            )
             if not pair_found:
                 fail(where, "relevant holds no pair of facts stating one attribute differently")
             declared_conflicts.add(frozenset(facts))
     return counts, declared_conflicts
 
 
-def check_accidental_conflicts(index: dict, as_of: date,
-                               declared: set[frozenset[str]]) -> None:
+def check_accidental_conflicts(index: dict, as_of: date, declared: set[frozenset[str]]) -> None:
     """Only the declared pairs of current approved facts may contradict each other."""
-    current = [d for d in index["docs"].values() if d["status"] == "approved"
-               and d["knowledge_class"] == "fact" and iso(d["valid_from"]) <= as_of
-               and (d["valid_to"] is None or as_of < iso(d["valid_to"]))]
+    current = [
+        d
+        for d in index["docs"].values()
+        if d["status"] == "approved"
+        and d["knowledge_class"] == "fact"
+        and iso(d["valid_from"]) <= as_of
+        and (d["valid_to"] is None or as_of < iso(d["valid_to"]))
+    ]
     for a, b in combinations(current, 2):
-        if (a["tenant_id"] == b["tenant_id"] and a["customer_id"] == b["customer_id"]
-                and a["document_id"] != b["document_id"] and contradicts(a, b)
-                and frozenset((a["document_id"], b["document_id"])) not in declared):
-            fail("corpus", f"{a['document_id']} and {b['document_id']} contradict each other "
-                           "but no source_conflict case declares it")
+        if (
+            a["tenant_id"] == b["tenant_id"]
+            and a["customer_id"] == b["customer_id"]
+            and a["document_id"] != b["document_id"]
+            and contradicts(a, b)
+            and frozenset((a["document_id"], b["document_id"])) not in declared
+        ):
+            fail(
+                "corpus",
+                f"{a['document_id']} and {b['document_id']} contradict each other "
+                "but no source_conflict case declares it",
+            )
 
 
 def main(argv: list[str]) -> int:
@@ -349,8 +443,10 @@ def main(argv: list[str]) -> int:
         print(f"{len(problems)} problem(s)")
         return 1
     languages = Counter(d["language"] for d in index["docs"].values())
-    print(f"ok: {len(index['docs'])} document versions ({dict(languages)}), "
-          f"{len(index['tasks'])} tasks, {len(index['users'])} users")
+    print(
+        f"ok: {len(index['docs'])} document versions ({dict(languages)}), "
+        f"{len(index['tasks'])} tasks, {len(index['users'])} users"
+    )
     for (kind, status), n in sorted(counts.items()):
         print(f"  {kind:9} {status:22} {n}")
     return 0
