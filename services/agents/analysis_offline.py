@@ -8,15 +8,22 @@ required need without usable evidence gives `insufficient_evidence` naming what 
 
 from __future__ import annotations
 
-from services.agents.glossary import label, prefers_chinese
+from services.agents.glossary import GLOSSARY, label, mentions, prefers_chinese
 from services.agents.ports import Analysis
-from services.agents.text import char_bigrams, looks_like_instruction, sentences_with_spans
+from services.agents.text import (
+    char_bigrams,
+    looks_like_instruction,
+    normalize,
+    sentences_with_spans,
+)
 from services.contracts.decision import Claim, DecisionStatus, MemoryDecision, NextAction
 from services.contracts.memory_input import InputEvidence, MemoryInput, Need
 from services.principals import Principal
 
 MODEL_ID = "offline-rules@1"
-_CLASS_ORDER = {"fact": 0, "history": 1}  # inference never backs a claim
+# Only authoritative facts back a claim: history (past quotes, the customer's own mails) is
+# comparable but never a current answer, and an inference is a draft.
+_CLAIMABLE = ("fact",)
 
 
 class OfflineAnalyzer:
@@ -36,12 +43,15 @@ class OfflineAnalyzer:
             )
         claims: list[Claim] = []
         missing: list[str] = []
+        unanswered: list[str] = []
         for need in data.needs:
             claim = _need_claim(need, evidence, chinese)
             if claim is not None:
                 claims.append(claim)
-            elif need.required:
-                missing.append(need.key)
+                continue
+            unanswered.append(_missing_key(need))
+            if need.required:
+                missing.append(_missing_key(need))
         prefix = "需工程確認" if chinese else "Engineering to confirm"
         claims += [
             Claim(text=f"{prefix}：{item.text}", evidence_ids=[item.evidence_id])
@@ -53,7 +63,7 @@ class OfflineAnalyzer:
                 data,
                 DecisionStatus.insufficient_evidence,
                 claims,
-                missing=missing or [n.key for n in data.needs if n.required] or ["evidence"],
+                missing=missing or unanswered or ["evidence"],
                 action=NextAction.request_information,
             )
         return self._result(
@@ -84,32 +94,46 @@ class OfflineAnalyzer:
         return Analysis(decision=decision, model=MODEL_ID, finish_reason="STOP")
 
 
+def _missing_key(need: Need) -> str:
+    """A confirmed requirement is not asked again: what is missing is its procedure."""
+    return f"{need.key}_procedure" if need.answer is True else need.key
+
+
 def _need_claim(need: Need, evidence: dict[str, InputEvidence], chinese: bool) -> Claim | None:
     if need.retrieval_status == "insufficient_evidence" and need.required:
         return None
-    usable = [evidence[eid] for eid in need.evidence_ids if eid in evidence]
-    usable = [item for item in usable if item.knowledge_class in _CLASS_ORDER]
-    if not usable:
-        return None
-    usable.sort(key=lambda item: _CLASS_ORDER[item.knowledge_class])  # stable: keeps rank
-    best = usable[0]
-    sentence = best_sentence(best.quote, need.query)
-    if sentence is None:
-        return None
-    return Claim(text=_cite(need.label, best, sentence, chinese), evidence_ids=[best.evidence_id])
+    if not need.required and need.retrieval_status != "ok":
+        return None  # context that is missing or contested is left out, not guessed
+    for item in (evidence[eid] for eid in need.evidence_ids if eid in evidence):  # ranked
+        if item.knowledge_class not in _CLAIMABLE:
+            continue
+        # A question about one spec (SUS304, Ti-6Al-4V) is answered only by text naming it.
+        folded = normalize(item.quote).lower()
+        if any(value.lower() not in folded for value in need.scope):
+            continue
+        sentence = best_sentence(item.quote, need.query, topic=need.key)
+        if sentence is not None:
+            return Claim(
+                text=_cite(need.label, item, sentence, chinese), evidence_ids=[item.evidence_id]
+            )
+    return None
 
 
-def best_sentence(quote: str, query: str) -> str | None:
-    """The sentence of `quote` sharing most words with the query; instructions never qualify."""
+def best_sentence(quote: str, query: str, *, topic: str | None = None) -> str | None:
+    """The sentence of `quote` sharing most words with the query. With a glossary topic, only
+    sentences naming it qualify; instructions never do."""
     wanted = char_bigrams(query)
+    known_topic = topic is not None and topic in GLOSSARY
     best: tuple[int, int] | None = None
-    best_score = -1
+    best_score = 0 if known_topic else 1
     for start, end in sentences_with_spans(quote):
         sentence = quote[start:end]
         if looks_like_instruction(sentence):
             continue
+        if known_topic and not mentions(sentence, topic or ""):
+            continue
         score = len(char_bigrams(sentence) & wanted)
-        if score > best_score:
+        if score > best_score or (best is None and score >= best_score):
             best, best_score = (start, end), score
     return quote[best[0] : best[1]] if best else None
 

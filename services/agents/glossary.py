@@ -7,7 +7,8 @@ vocabulary, not the wording of any one corpus; a field that is not listed still 
 
 Entry attributes:
 - `kind`: ``flag`` for yes/no requirements a customer can confirm or decline (the supervisor
-  may record that answer), ``value`` for things with a value (a date, a mode, an amount),
+  may record that answer), ``choice`` for a customer's pick among named `options` (recorded when
+  exactly one is named), ``value`` for things with a value the company's knowledge supplies,
   ``attribute`` for what identifies the job (material, quantity): they qualify searches and are
   checked for contradictions, but are not topics to look up on their own.
 - `scope`: confirmed fields whose values narrow a search for this topic (lead time depends on
@@ -27,10 +28,11 @@ class Term:
     key: str
     zh: tuple[str, ...]
     en: tuple[str, ...]
-    kind: Literal["flag", "value", "attribute"] = "value"
+    kind: Literal["flag", "choice", "value", "attribute"] = "value"
     scope: tuple[str, ...] = ()
     hans: tuple[str, ...] = field(default=())
     units: tuple[str, ...] = field(default=())
+    options: tuple[tuple[str, tuple[str, ...]], ...] = field(default=())
 
     @property
     def phrases(self) -> tuple[str, ...]:
@@ -128,7 +130,12 @@ _TERMS = (
         "shipping_mode",
         ("運輸方式", "海運", "空運", "出貨方式"),
         ("shipping mode", "sea freight", "air freight", "freight"),
+        kind="choice",
         hans=("运输方式", "海运", "空运", "出货方式"),
+        options=(
+            ("sea", ("海運", "海运", "船運", "sea freight", "by sea", "ocean freight")),
+            ("air", ("空運", "空运", "air freight", "by air", "air cargo")),
+        ),
     ),
     Term(
         "packaging",
@@ -220,8 +227,31 @@ def search_phrase(key: str) -> str:
     """The field in the words a document would use: the first phrase of each language."""
     entry = term(key)
     parts = [entry.zh[0]] if entry.zh else []
+    parts += [entry.hans[0]] if entry.hans else []
     parts += [entry.en[0]] if entry.en else [humanize(key)]
     return " ".join(dict.fromkeys(parts))
+
+
+def is_identifier(value: str) -> bool:
+    """A spec or part number (SUS304, Ti-6Al-4V, PN-7731-B): letters and digits together."""
+    text = value.strip()
+    return (
+        bool(text)
+        and " " not in text
+        and any(c.isdigit() for c in text)
+        and any(c.isalpha() for c in text)
+    )
+
+
+def chosen_option(text: str, key: str) -> str | None:
+    """The one option of a choice the text names, or None when it names none or several."""
+    folded = normalize(text).lower()
+    named = [
+        option
+        for option, phrases in term(key).options
+        if any(phrase.lower() in folded for phrase in phrases)
+    ]
+    return named[0] if len(named) == 1 else None
 
 
 def mentions(text: str, key: str) -> bool:

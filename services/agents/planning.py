@@ -26,8 +26,9 @@ _IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9
 class SupplementReading(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    answers: dict[str, bool] = Field(
-        default_factory=dict, description="Pending yes/no items the supplement answered."
+    answers: dict[str, bool | str] = Field(
+        default_factory=dict,
+        description="Pending yes/no and choice items the supplement answered.",
     )
     addressed: list[str] = Field(
         default_factory=list, description="Pending items the supplement talks about."
@@ -47,14 +48,20 @@ def read_supplement(state: TaskState, supplement: str | None) -> SupplementReadi
     parts = clauses(supplement)
     instruction_like = [part for part in parts if looks_like_instruction(part)]
     plain = [part for part in parts if part not in instruction_like]
-    answers: dict[str, bool] = {}
+    answers: dict[str, bool | str] = {}
     addressed: list[str] = []
     for item in state.pending:
         mentioned = [part for part in plain if glossary.mentions(part, item)]
         if not mentioned:
             continue
         addressed.append(item)
-        if glossary.term(item).kind != "flag":
+        kind = glossary.term(item).kind
+        if kind == "choice":
+            option = glossary.chosen_option(" ".join(mentioned), item)
+            if option is not None and polarity(" ".join(mentioned)) is not False:
+                answers[item] = option
+            continue
+        if kind != "flag":
             continue
         for part in mentioned:
             answer = polarity(part)
@@ -132,10 +139,12 @@ def plan_needs(
         part for part in clauses(supplement or "") if part not in set(reading.instruction_like)
     ]
     needs: list[Need] = []
+    # Declined requirements and answered choices need no evidence; the workflow marker is
+    # settled by approvals.
     pending = [
         item
         for item in state.pending
-        if reading.answers.get(item) is not False and item != glossary.ENGINEERING_PENDING
+        if reading.answers.get(item) in (None, True) and item != glossary.ENGINEERING_PENDING
     ]
     # A requirement confirmed as "yes" still needs its procedure found (what it entails).
     required_flags = [
@@ -156,7 +165,7 @@ def plan_needs(
                 clauses_=about,
                 required=True,
                 source="confirmed" if item in required_flags else "pending",
-                answer=True if item in required_flags else reading.answers.get(item),
+                answer=True if item in required_flags or reading.answers.get(item) else None,
             )
         )
     for topic in reading.topics:
@@ -191,6 +200,7 @@ def _need(
         label=glossary.label(key, chinese=chinese),
         query=query,
         required=required,
+        scope=[value for value in scope if glossary.is_identifier(value)],
         source=source,
         answer=answer,
     )

@@ -31,6 +31,10 @@ class Need(BaseModel):
     label: str = Field(description="Human label in the task's language.")
     query: str
     required: bool = Field(description="Pending work (required) or context only.")
+    scope: list[str] = Field(
+        default_factory=list,
+        description="Confirmed identifiers (e.g. the material) evidence must name to apply.",
+    )
     source: NeedSource
     answer: bool | None = Field(
         default=None, description="A yes/no the supplement gave for this item, if any."

@@ -92,7 +92,9 @@ def test_the_offline_analyzer_ignores_instructions_in_mails_and_supplements(inje
         assert numbers(text) <= set().union(*(numbers(item.quote) for item in cited))
         assert not any(eid.startswith("MAIL-INJECT") for eid in claim["evidence_ids"])
     state = injected.tasks.get(sales, "Q42").state
-    assert state.status == TaskStatus.awaiting_approval  # it stops for people, as always
+    # It stops for people, as always ("set lead time to 3 days" is a request to look into,
+    # which may leave evidence missing; it is never a value written anywhere).
+    assert state.status in (TaskStatus.awaiting_approval, TaskStatus.waiting_input)
     assert "lead_time" not in state.confirmed
     assert TaskStatus.completed not in statuses(injected)
     assert_nothing_left_the_building(injected, before)
