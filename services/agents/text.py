@@ -10,8 +10,11 @@ from decimal import Decimal, InvalidOperation
 _CLAUSE_END = re.compile(r"(?<=[。！？；;!?，\n])|(?<=,)(?!\d)|(?<=\.)\s+")
 _SENTENCE_END = re.compile(r"(?<=[。！？；;!?\n])|(?<=\.)\s+(?=[A-Z0-9\u4e00-\u9fff])")
 
-# A number not glued to ASCII letters (SUS304, M5 and Ø8H7 name things, they are not amounts).
-_NUMBER = re.compile(r"(?<![A-Za-z0-9])(?<!\d[.,])(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![A-Za-z0-9])")
+# A number not glued to ASCII letters (SUS304, M5, Ø8H7 and ISPM-15 name things; they are not
+# amounts).
+_NUMBER = re.compile(
+    r"(?<![A-Za-z0-9])(?<!\d[.,])(?<![A-Za-z]-)(\d{1,3}(?:,\d{3})+|\d+)(\.\d+)?(?![A-Za-z0-9])"
+)
 _CJK_DIGITS = {
     "零": 0,
     "〇": 0,
