@@ -47,10 +47,13 @@ class GeminiRun:
 def resume_with(settings: Settings, clock: FakeClock, tmp_path: Path) -> Iterator:
     built: list[Services] = []
 
-    def resume(*recordings: str) -> GeminiRun:
+    def resume(*recordings: str, model_review: bool = False) -> GeminiRun:
         model = RecordedGemini(*recordings)
         services = bootstrap.build(
-            settings, clock=clock, ids=SequentialIds(), genai_client=model.client
+            settings.model_copy(update={"gemini_model_review": model_review}),
+            clock=clock,
+            ids=SequentialIds(),
+            genai_client=model.client,
         )
         built.append(services)
         services.importer.import_file(write_corpus(tmp_path / "corpus.json", corpus_dict()))
@@ -163,6 +166,21 @@ def test_three_failures_dead_letter_the_run_for_a_person(resume_with):
     assert len(result.events("dead_lettered")) == 1
     assert result.model.script == []  # never a fourth call
     assert result.approvals() == []
+
+
+def test_the_optional_model_review_can_send_a_passing_draft_to_a_person(resume_with):
+    flagged = resume_with("good", "review_flags_claim", model_review=True)
+    assert flagged.run.status == "failed"
+    assert any(r.startswith("model review: claim 2") for r in flagged.run.review["reasons"])
+    assert flagged.task().status == "blocked"
+    assert flagged.run.model_calls == 2
+
+
+def test_a_clean_model_review_lets_the_draft_through(resume_with):
+    result = resume_with("good", "review_ok", model_review=True)
+    assert result.run.status == "succeeded"
+    assert result.run.review["model_review"] == []
+    assert result.run.model_calls == 2 and result.run.tokens_in == 1184 + 640
 
 
 def test_the_model_never_sees_what_the_principal_may_not(resume_with):
