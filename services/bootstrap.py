@@ -10,6 +10,11 @@ from services.db.engine import Database, make_engine
 from services.db.migrate import upgrade
 from services.importer import CorpusImporter, ImportReport
 from services.knowledge import KnowledgeStore
+from services.retrieval.embedders import Embedder
+from services.retrieval.index import IndexManager
+from services.retrieval.service import RetrievalService
+from services.retrieval.vectorstore import VectorStore
+from services.retrieval.wiring import build_retrieval, sync_hook
 from services.settings import Settings
 from services.tasks import TaskService
 from services.tenancy import Directory
@@ -25,9 +30,12 @@ class Services:
     tasks: TaskService
     knowledge: KnowledgeStore
     audit: AuditService
+    index: IndexManager = field(repr=False)
+    retrieval: RetrievalService = field(repr=False)
     importer: CorpusImporter = field(repr=False)
 
     def close(self) -> None:
+        self.index.close()
         self.db.dispose()
 
 
@@ -36,6 +44,8 @@ def build(
     *,
     clock: Clock | None = None,
     ids: IdGenerator | None = None,
+    vector_store: VectorStore | None = None,
+    embedder: Embedder | None = None,
 ) -> Services:
     settings = settings or Settings()
     clock = clock or SystemClock()
@@ -47,12 +57,16 @@ def build(
     tasks = TaskService(
         db=db, clock=clock, default_retention_days=settings.completed_task_retention_days
     )
+    index, retrieval = build_retrieval(
+        settings, db=db, clock=clock, ids=ids, store=vector_store, embedder=embedder
+    )
     importer = CorpusImporter(
         db=db,
         clock=clock,
         knowledge=knowledge,
         tasks=tasks,
         max_body_chars=settings.max_body_chars,
+        on_documents_changed=sync_hook(index),
     )
     return Services(
         settings=settings,
@@ -63,6 +77,8 @@ def build(
         tasks=tasks,
         knowledge=knowledge,
         audit=AuditService(db=db),
+        index=index,
+        retrieval=retrieval,
         importer=importer,
     )
 
@@ -75,4 +91,6 @@ def initialise(services: Services) -> None:
 
 def seed_demo(services: Services) -> ImportReport:
     initialise(services)
-    return services.importer.import_file(services.settings.demo_corpus, actor="system:seed-demo")
+    report = services.importer.import_file(services.settings.demo_corpus, actor="system:seed-demo")
+    services.index.sync()  # raises if the index cannot be built: the demo must be searchable
+    return report
