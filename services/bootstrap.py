@@ -6,8 +6,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.agents.approval_flow import ApprovalFlow
-from services.agents.exact_retriever import ExactRetriever
-from services.agents.ports import Retriever
 from services.agents.runs import RunQueue
 from services.agents.supervisor import Supervisor
 from services.agents.wiring import build_agents
@@ -20,6 +18,11 @@ from services.db.migrate import upgrade
 from services.importer import CorpusImporter, ImportReport
 from services.knowledge import KnowledgeStore
 from services.retention import RetentionService
+from services.retrieval.embedders import Embedder
+from services.retrieval.index import IndexManager
+from services.retrieval.service import RetrievalService
+from services.retrieval.vectorstore import VectorStore
+from services.retrieval.wiring import build_retrieval, sync_hook
 from services.settings import Settings
 from services.tasks import TaskService
 from services.tenancy import Directory
@@ -35,16 +38,18 @@ class Services:
     tasks: TaskService
     knowledge: KnowledgeStore
     audit: AuditService
+    index: IndexManager = field(repr=False)
+    retrieval: RetrievalService = field(repr=False)
     importer: CorpusImporter = field(repr=False)
     approvals: ApprovalService = field(repr=False)
     retention: RetentionService = field(repr=False)
-    retriever: Retriever = field(repr=False)
     runs: RunQueue = field(repr=False)
     approval_flow: ApprovalFlow = field(repr=False)
     supervisor: Supervisor = field(repr=False)
     worker: Worker = field(repr=False)
 
     def close(self) -> None:
+        self.index.close()
         self.db.dispose()
 
 
@@ -53,6 +58,8 @@ def build(
     *,
     clock: Clock | None = None,
     ids: IdGenerator | None = None,
+    vector_store: VectorStore | None = None,
+    embedder: Embedder | None = None,
     genai_client: Any | None = None,
 ) -> Services:
     settings = settings or Settings()
@@ -65,16 +72,19 @@ def build(
     tasks = TaskService(
         db=db, clock=clock, default_retention_days=settings.completed_task_retention_days
     )
+    index, retrieval = build_retrieval(
+        settings, db=db, clock=clock, ids=ids, store=vector_store, embedder=embedder
+    )
     importer = CorpusImporter(
         db=db,
         clock=clock,
         knowledge=knowledge,
         tasks=tasks,
         max_body_chars=settings.max_body_chars,
+        on_documents_changed=sync_hook(index),
     )
     directory = Directory(db=db)
     approvals = ApprovalService(db=db, clock=clock)
-    retriever: Retriever = ExactRetriever(knowledge=knowledge, clock=clock)
     agents = build_agents(
         settings,
         db=db,
@@ -84,7 +94,7 @@ def build(
         knowledge=knowledge,
         directory=directory,
         approvals=approvals,
-        retriever=retriever,
+        retriever=retrieval,
         genai_client=genai_client,
     )
     return Services(
@@ -96,12 +106,13 @@ def build(
         tasks=tasks,
         knowledge=knowledge,
         audit=AuditService(db=db),
+        index=index,
+        retrieval=retrieval,
         importer=importer,
         approvals=approvals,
         retention=RetentionService(
             db=db, clock=clock, default_days=settings.completed_task_retention_days
         ),
-        retriever=retriever,
         runs=agents.runs,
         approval_flow=agents.approval_flow,
         supervisor=agents.supervisor,
@@ -117,4 +128,6 @@ def initialise(services: Services) -> None:
 
 def seed_demo(services: Services) -> ImportReport:
     initialise(services)
-    return services.importer.import_file(services.settings.demo_corpus, actor="system:seed-demo")
+    report = services.importer.import_file(services.settings.demo_corpus, actor="system:seed-demo")
+    services.index.sync()  # raises if the index cannot be built: the demo must be searchable
+    return report

@@ -28,6 +28,9 @@ class Settings(BaseSettings):
     gemini_api_key: SecretStr | None = None
     gemini_model: str = "gemini-2.5-flash"
     gemini_embedding_model: str = "gemini-embedding-001"
+    gemini_embedding_dimension: int = Field(
+        default=768, description="output_dimensionality asked of the Gemini embedding model."
+    )
     gemini_max_output_tokens: int = 2048
     auth_mode: Literal["local", "oidc"] = "local"
     sqlite_busy_timeout_ms: int = 15_000

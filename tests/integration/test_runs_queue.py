@@ -37,7 +37,7 @@ def more_tasks(services: Services, count: int) -> list[str]:
 
 
 def test_transient_retrieval_failures_are_retried_with_exponential_backoff(store, clock):
-    flaky = FlakyRetriever(store.retriever, failures=2)
+    flaky = FlakyRetriever(store.retrieval, failures=2)
     agents = rebuild_agents(store, retriever=flaky)
     sales = principal(store, "a.sales")
     run = agents.runs.enqueue(sales, "Q42", supplement=SUPPLEMENT)
@@ -51,7 +51,7 @@ def test_transient_retrieval_failures_are_retried_with_exponential_backoff(store
 
 
 def test_after_three_failed_attempts_the_run_is_dead_lettered_for_a_person(store, clock):
-    agents = rebuild_agents(store, retriever=FlakyRetriever(store.retriever, failures=99))
+    agents = rebuild_agents(store, retriever=FlakyRetriever(store.retrieval, failures=99))
     sales = principal(store, "a.sales")
     done = agents.worker.drain(agents.runs.enqueue(sales, "Q42").run_id)
     assert done.status == "dead_letter"
@@ -70,7 +70,7 @@ def test_a_tool_call_that_overruns_its_deadline_times_out(store):
     agents = rebuild_agents(
         store,
         settings=tighter(store, tool_timeout_seconds=0.2, run_max_attempts=1),
-        retriever=FlakyRetriever(store.retriever, gate=gate),
+        retriever=FlakyRetriever(store.retrieval, gate=gate),
     )
     sales = principal(store, "a.sales")
     done = agents.worker.drain(agents.runs.enqueue(sales, "Q42").run_id)
@@ -103,7 +103,7 @@ def test_cancelling_a_running_run_stops_further_scheduling_and_leaves_an_event(s
             store.runs.cancel(sales, run.run_id, reason="stop now")
             return super().retrieve(*args, **kwargs)
 
-    agents = rebuild_agents(store, retriever=CancelOnFirstSearch(store.retriever))
+    agents = rebuild_agents(store, retriever=CancelOnFirstSearch(store.retrieval))
     done = agents.worker.drain(run.run_id)
     assert done.status == "cancelled"
     events = store.runs.events(sales, run.run_id)

@@ -92,6 +92,6 @@ def rebuild_agents(
         "knowledge": services.knowledge,
         "directory": services.directory,
         "approvals": services.approvals,
-        "retriever": services.retriever,
+        "retriever": services.retrieval,
     }
     return build_agents(settings or services.settings, **{**parts, **overrides})

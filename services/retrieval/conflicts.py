@@ -1,0 +1,198 @@
+"""Authoritative evidence that disagrees on one fact, put side by side (rule: see facts.py).
+
+Only `fact` evidence that passed re-verification and is relevant to the query takes part, and of
+its facts only those whose attribute shares a word (or CJK bigram, or identifier) with the query
+(a relevant SOP also states facts nobody asked about); when the evidence was relevant only as the
+vector signal's pick (another language), all its facts take part. History is a past decision
+and never makes a conflict. Facts are compared within one customer scope (customer_id, or
+none). A conflicting statement found among the next re-verified candidates is added to the
+evidence, so both sides can be cited.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from services.retrieval.eligibility import EligibleChunk, Verified, check_citation
+from services.retrieval.facts import (
+    Fact,
+    aligned_normalize,
+    conflicting,
+    extract_facts,
+    same_attribute,
+)
+from services.retrieval.ranking import Candidate
+from services.retrieval.text import key_units
+from services.retrieval.types import Conflict, ConflictValue, Evidence, evidence_id_for
+
+_SENTENCE_END = re.compile(r"[。！？!?；;\n]|\.(?=\s|$)")
+
+
+@dataclass(frozen=True)
+class _Stated:
+    fact: Fact
+    evidence: Evidence
+
+
+def find_conflicts(
+    evidence: list[Evidence],
+    current: dict[str, Verified],
+    *,
+    relevant: frozenset[str],
+    by_vector_only: frozenset[str],
+    query_units: frozenset[str],
+    candidates: list[Candidate],
+    by_id: dict[str, EligibleChunk],
+    k: int,
+) -> tuple[list[Conflict], list[Evidence]]:
+    stated = [
+        s
+        for e in evidence
+        if e.knowledge_class == "fact" and e.evidence_id in relevant
+        for s in _facts(e)
+        # A relevant SOP states many facts; only those about what was asked are compared.
+        if e.evidence_id in by_vector_only or key_units(s.fact.attribute) & query_units
+    ]
+    if not stated:
+        return [], evidence
+    # The other side of a conflict need not match the query's words (it may be written in
+    # another language): stating the same attribute is what makes it part of the answer.
+    others = [
+        s
+        for e in evidence
+        if e.knowledge_class == "fact" and e.evidence_id not in relevant
+        for s in _facts(e)
+        if any(_disagree(r, s) or _agree(r, s) for r in stated)
+    ]
+    chosen = {e.evidence_id for e in evidence}
+    extra: list[Evidence] = []
+    for candidate in candidates:
+        chunk = by_id[candidate.chunk_id]
+        doc = current.get(chunk.document_id)
+        if doc is None or doc.knowledge_class != "fact":
+            continue
+        eid = evidence_id_for(chunk.document_id, chunk.version, chunk.start, chunk.end)
+        if eid in chosen:
+            continue
+        if check_citation(
+            doc,
+            version=chunk.version,
+            start=chunk.start,
+            end=chunk.end,
+            expected_text=None,
+            indexed_hash=chunk.indexed_hash,
+        ):
+            continue
+        partner = Evidence(
+            evidence_id=eid,
+            document_id=doc.document_id,
+            version=doc.version,
+            chunk_id=chunk.chunk_id,
+            knowledge_class=doc.knowledge_class,
+            doc_type=doc.doc_type,
+            title=doc.title,
+            start=chunk.start,
+            end=chunk.end,
+            quote=doc.body[chunk.start : chunk.end],
+            content_hash=doc.content_hash,
+            customer_id=doc.customer_id,
+            valid_from=doc.valid_from,
+            valid_to=doc.valid_to,
+        )
+        if any(_disagree(s, p) for s in stated for p in _facts(partner)):
+            extra.append(partner)
+            chosen.add(eid)
+    stated += others
+    stated += [s for e in extra for s in _facts(e)]
+    conflicts = _group(stated)
+    if extra:
+        evidence = _make_room(evidence, extra, conflicts, k)
+    return conflicts, evidence
+
+
+def _facts(evidence: Evidence) -> list[_Stated]:
+    return [_Stated(fact=f, evidence=evidence) for f in extract_facts(evidence.quote)]
+
+
+def _disagree(a: _Stated, b: _Stated) -> bool:
+    return (
+        a.evidence.document_id != b.evidence.document_id
+        and a.evidence.customer_id == b.evidence.customer_id
+        and conflicting(a.fact, b.fact)
+    )
+
+
+def _group(stated: list[_Stated]) -> list[Conflict]:
+    conflicts: list[Conflict] = []
+    used: set[int] = set()
+    for i, first in enumerate(stated):
+        if i in used:
+            continue
+        side = [first]
+        for j in range(i + 1, len(stated)):
+            if j not in used and any(_disagree(s, stated[j]) or _agree(s, stated[j]) for s in side):
+                side.append(stated[j])
+        if not any(_disagree(a, b) for a in side for b in side):
+            continue
+        used.update(stated.index(s) for s in side)
+        values: dict[tuple[str, str], ConflictValue] = {}
+        for s in side:
+            key = (s.evidence.document_id, s.fact.value)
+            values.setdefault(
+                key,
+                ConflictValue(
+                    value=f"{s.fact.value} {s.fact.unit}",
+                    evidence_id=s.evidence.evidence_id,
+                    document_id=s.evidence.document_id,
+                    version=s.evidence.version,
+                    quote=_sentence(s.evidence.quote, s.fact),
+                ),
+            )
+        attribute = min((s.fact.attribute for s in side), key=len)
+        conflicts.append(
+            Conflict(fact=attribute, unit=first.fact.unit, values=list(values.values()))
+        )
+    return conflicts
+
+
+def _agree(a: _Stated, b: _Stated) -> bool:
+    """Same attribute in another document of the same scope, same value: one side of a conflict."""
+    return (
+        a.evidence.document_id != b.evidence.document_id
+        and a.evidence.customer_id == b.evidence.customer_id
+        and a.fact.unit == b.fact.unit
+        and a.fact.value == b.fact.value
+        and same_attribute(a.fact, b.fact)
+    )
+
+
+def _sentence(quote: str, fact: Fact) -> str:
+    """The sentence of the quote that states the fact (offsets mapped back from normalisation)."""
+    _, index = aligned_normalize(quote)
+    start = index[fact.start] if fact.start < len(index) else 0
+    end = index[fact.end - 1] + 1 if 0 < fact.end <= len(index) else len(quote)
+    left = 0
+    for match in _SENTENCE_END.finditer(quote, 0, start):
+        left = match.end()
+    right_match = _SENTENCE_END.search(quote, end)
+    right = right_match.end() if right_match else len(quote)
+    return quote[left:right].strip()
+
+
+def _make_room(
+    evidence: list[Evidence], extra: list[Evidence], conflicts: list[Conflict], k: int
+) -> list[Evidence]:
+    """Both sides of a conflict must be citable: partners replace the weakest other hits."""
+    in_conflict = {v.evidence_id for c in conflicts for v in c.values}
+    wanted = [e for e in extra if e.evidence_id in in_conflict]
+    merged = list(evidence)
+    for partner in wanted:
+        if len(merged) < k:
+            merged.append(partner)
+            continue
+        for i in range(len(merged) - 1, -1, -1):
+            if merged[i].evidence_id not in in_conflict:
+                merged[i] = partner
+                break
+    return [e.model_copy(update={"rank": i + 1}) for i, e in enumerate(merged)]

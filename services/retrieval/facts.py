@@ -1,0 +1,223 @@
+"""Facts stated in evidence, and the rule that decides when two documents conflict.
+
+A fact is a quantity that ends its clause, and the attribute phrase immediately before it:
+「A6061-T6 硬陽極膜厚為 25 µm」 → (「a6061-t6 硬阳极膜厚」, µm) = 25;
+"The calibration interval for handheld gauges is 6 months" → ("calibration interval handheld
+gauge", month) = 6; a label such as 「交期：12 日」 makes the label the attribute.
+
+Two facts conflict when they come from different documents, both `fact` class, in the same
+customer scope, with the same unit and the same attribute but a different value. Attributes are
+the same when their normalised phrases are equal, or, for Chinese/Japanese phrases (head-final),
+when one ends with the other and the shared ending has at least four characters
+(「耐蝕性驗證之中性鹽霧試驗時數」 and 「中性鹽霧試驗時數」). Dates and the digits inside part
+numbers (SUS304, A6061-T6) are never quantities; an attribute needs at least four CJK characters
+or two words (「溫度」 alone names nothing specific).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from services.retrieval import text as text_analysis
+
+MIN_SHARED_CJK_SUFFIX = 4
+
+# Canonical unit for each surface form; longer forms are tried first.
+_UNITS: dict[str, str] = {}
+for canonical, forms in {
+    "working_day": [
+        "個工作天",
+        "个工作天",
+        "個工作日",
+        "个工作日",
+        "工作天",
+        "工作日",
+        "working days",
+        "working day",
+        "business days",
+        "business day",
+    ],
+    "day": ["日", "天", "days", "day"],
+    "hour": ["小時", "小时", "hours", "hour", "hrs", "hr", "h"],
+    "minute": ["分鐘", "分钟", "minutes", "minute", "mins", "min"],
+    "week": ["週", "周", "星期", "weeks", "week"],
+    "month": ["個月", "个月", "months", "month"],
+    "year": ["年", "years", "year"],
+    "µm": ["µm", "μm", "um", "微米"],
+    "mm": ["mm", "毫米"],
+    "cm": ["cm", "公分", "厘米"],
+    "m/min": ["m/min"],
+    "m": ["公尺", "m"],
+    "kg": ["kg", "公斤", "千克"],
+    "g": ["公克", "g"],
+    "t": ["噸", "吨"],
+    "°C": ["°c", "℃"],
+    "%": ["%", "percent"],
+    "pcs": ["件", "片", "支", "pcs", "pieces", "piece"],
+    "TWD": ["元"],
+}.items():
+    for form in forms:
+        _UNITS[form] = canonical
+_CURRENCIES = {
+    "nt$": "TWD",
+    "twd": "TWD",
+    "us$": "USD",
+    "usd": "USD",
+    "eur": "EUR",
+    "€": "EUR",
+    "rmb": "CNY",
+    "¥": "CNY",
+    "$": "USD",
+}
+
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
+_CUR_ALT = "|".join(re.escape(c) for c in sorted(_CURRENCIES, key=len, reverse=True))
+_FACT = re.compile(
+    rf"(?:(?P<cur>{_CUR_ALT})\s*)?(?P<qual>±|≤|≥|<|>)?\s*(?P<a>{_NUM})"
+    rf"(?:\s*(?:至|到|~|～|-|–|—|to)\s*(?P<b>{_NUM}))?"
+    rf"(?:\s*(?P<unit>{_UNIT_ALT})(?![a-z]))?"
+)
+_DATE = re.compile(
+    r"\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}"
+)
+_CLAUSE_END = re.compile(r"[，。．;；:：、\n（）()「」【】\[\]]|,(?!\d{3}(?!\d))|\.(?=\s|$)")
+_STATEMENT_END = re.compile(r"\s*(?:[/／]\S{1,3})?\s*(?:$|[，,。．.;；:：、!！?？)）\]」\n])")
+MIN_CJK_CHARS = 4
+MIN_WORDS = 2
+_COPULA_TAIL = re.compile(
+    r"(?:\s|為|为|是|約|约|達|达|需|須|须|應|应|不超過|不超过|至少|最多|最少|以|=|"
+    r"\bis\b|\bare\b|\bof\b|\bbe\b|\bmust not exceed\b|\bmust\b|\bexceed\b|\bnot\b|\babout\b|"
+    r"\bapproximately\b|\bat least\b|\bat most\b|\bup to\b|\bfor\b)+$"
+)
+
+
+@dataclass(frozen=True)
+class Fact:
+    attribute: str  # normalised attribute phrase
+    unit: str
+    value: str  # canonical value, e.g. "25", "8-12", "±0.01"
+    start: int  # offsets of the quantity in the text it was read from
+    end: int
+
+    @property
+    def cjk(self) -> bool:
+        return bool(re.search(f"[{text_analysis.CJK}]", self.attribute))
+
+
+def extract_facts(text: str) -> list[Fact]:
+    norm, _ = aligned_normalize(text)
+    dated = _DATE.sub(lambda m: "#" * len(m.group()), norm)
+    masked = _mask(norm)
+    facts = []
+    for match in _FACT.finditer(masked):
+        unit = _CURRENCIES.get(match.group("cur") or "") or _UNITS.get(match.group("unit") or "")
+        if unit is None:
+            continue
+        if not _STATEMENT_END.match(masked, match.end()):
+            continue  # 「每 20 件抽測一次」: the quantity is inside a longer predicate, not a value
+        # The attribute keeps its identifiers (「A6061-T6 硬陽極膜厚」); only the quantity search
+        # needs them masked.
+        attribute = _attribute(dated, match.start())
+        if not _specific(attribute):
+            continue
+        facts.append(
+            Fact(
+                attribute=attribute,
+                unit=unit,
+                value=_value(match),
+                start=match.start(),
+                end=match.end(),
+            )
+        )
+    return facts
+
+
+def same_attribute(a: Fact, b: Fact) -> bool:
+    if a.attribute == b.attribute:
+        return True
+    if not (a.cjk and b.cjk):
+        return False
+    shorter, longer = sorted((a.attribute, b.attribute), key=len)
+    return len(shorter) >= MIN_SHARED_CJK_SUFFIX and longer.endswith(shorter)
+
+
+def conflicting(a: Fact, b: Fact) -> bool:
+    return a.unit == b.unit and a.value != b.value and same_attribute(a, b)
+
+
+def aligned_normalize(text: str) -> tuple[str, list[int]]:
+    """`normalize` character by character, with each output char's offset in the input."""
+    pieces = [unicodedata.normalize("NFKC", ch).casefold() for ch in text]
+    joined = "".join(pieces)
+    index = [i for i, piece in enumerate(pieces) for _ in piece]
+    converted = text_analysis.normalize_script(joined)
+    return (converted if len(converted) == len(joined) else joined), index
+
+
+def _mask(norm: str) -> str:
+    """Blank out dates and identifiers so their digits are not read as quantities."""
+    masked = _DATE.sub(lambda m: "#" * len(m.group()), norm)
+    for ident in text_analysis.identifiers(norm):
+        pattern = rf"(?<![a-z0-9]){re.escape(ident)}(?![a-z0-9])"
+        masked = re.sub(pattern, lambda m: "@" * len(m.group()), masked)
+    return masked
+
+
+def _specific(attribute: str) -> bool:
+    """「溫度」 or "temperature" alone could be anything; a fact needs a specific attribute."""
+    cjk = len(re.findall(f"[{text_analysis.CJK}]", attribute))
+    return cjk >= MIN_CJK_CHARS or (cjk == 0 and len(attribute.split()) >= MIN_WORDS)
+
+
+def _attribute(masked: str, position: int) -> str:
+    clause_start = 0
+    for match in _CLAUSE_END.finditer(masked, 0, position):
+        clause_start = match.end()
+    phrase = _clean(masked[clause_start:position])
+    if not phrase and clause_start > 0 and masked[clause_start - 1] in ":：":
+        # "交期：12 日" — the label before the colon is the attribute.
+        label_start = 0
+        for match in _CLAUSE_END.finditer(masked, 0, clause_start - 1):
+            label_start = match.end()
+        phrase = _clean(masked[label_start : clause_start - 1])
+    return phrase
+
+
+def _clean(phrase: str) -> str:
+    phrase = phrase.replace("#", " ")
+    phrase = _COPULA_TAIL.sub("", phrase.strip()).strip()
+    if re.search(f"[{text_analysis.CJK}]", phrase):
+        phrase = re.sub(r"\s+", "", phrase)
+        return "".join(ch for ch in phrase if not text_analysis.is_function_char(ch))
+    words = [
+        text_analysis.stem(w)
+        for w in re.findall(r"[a-z0-9]+(?:-[a-z0-9]+)*", phrase)
+        if w not in text_analysis.EN_STOPWORDS
+    ]
+    return " ".join(words)
+
+
+def _value(match: re.Match[str]) -> str:
+    a = _number(match.group("a"))
+    b = match.group("b")
+    value = f"{a}-{_number(b)}" if b else a
+    return f"{match.group('qual') or ''}{value}"
+
+
+def _number(raw: str) -> str:
+    number = float(raw.replace(",", ""))
+    return str(int(number)) if number.is_integer() else repr(number)
+
+
+def quantity_units(text: str) -> frozenset[str]:
+    """Every canonical unit a quantity in `text` is stated in, plus "date" for calendar dates."""
+    norm, _ = aligned_normalize(text)
+    units = {"date"} if _DATE.search(norm) else set()
+    for match in _FACT.finditer(_mask(norm)):
+        unit = _CURRENCIES.get(match.group("cur") or "") or _UNITS.get(match.group("unit") or "")
+        if unit is not None:
+            units.add(unit)
+    return frozenset(units)

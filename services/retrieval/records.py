@@ -1,0 +1,160 @@
+"""What one indexed chunk carries: ids, offsets and the governance metadata Chroma stores."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from services.contracts.corpus import DocStatus
+from services.db.models import DocumentVersion
+from services.retrieval.chunker import CHUNKER_VERSION, Chunk, chunk_text
+from services.retrieval.embedders import Embedder
+
+OPEN_END = 99991231  # valid_to of an open-ended version, as an integer Chroma can compare
+COLLECTION_PREFIX = "md-"
+# Fields of a version that, when changed by a re-import, change what the index must hold.
+DOC_META_FIELDS = (
+    "content_hash",
+    "knowledge_class",
+    "doc_type",
+    "status",
+    "valid_from",
+    "valid_to",
+    "customer_id",
+    "acl",
+    "title",
+)
+
+
+@dataclass(frozen=True)
+class IndexedDocument:
+    """One approved document version as the index sees it (body included, for chunking)."""
+
+    tenant_id: str
+    document_id: str
+    version: int
+    content_hash: str
+    knowledge_class: str
+    doc_type: str
+    status: str
+    valid_from: date
+    valid_to: date | None
+    customer_id: str | None
+    acl: tuple[str, ...]
+    title: str
+    body: str
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return self.document_id, self.version
+
+    def metadata(self) -> dict[str, Any]:
+        return {
+            "tenant_id": self.tenant_id,
+            "document_id": self.document_id,
+            "document_version": self.version,
+            "content_hash": self.content_hash,
+            "knowledge_class": self.knowledge_class,
+            "doc_type": self.doc_type,
+            "status": self.status,
+            "valid_from": _day(self.valid_from),
+            "valid_to": _day(self.valid_to) if self.valid_to else OPEN_END,
+            "customer_id": self.customer_id,
+            "acl": sorted(self.acl),
+            "title": self.title,
+        }
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    chunk_id: str
+    document: IndexedDocument
+    chunk: Chunk
+
+    @property
+    def embed_text(self) -> str:
+        # The title gives a short chunk its context (which SOP, which customer) for both signals.
+        return f"{self.document.title}\n{self.chunk.text}"
+
+    def metadata(self, *, index_version: str, embedder: Embedder) -> dict[str, Any]:
+        return {
+            **self.document.metadata(),
+            "chunk_id": self.chunk_id,
+            "start": self.chunk.start,
+            "end": self.chunk.end,
+            "embedding_model": embedder.name,
+            "dimension": embedder.dimension,
+            "chunker_version": CHUNKER_VERSION,
+            "index_version": index_version,
+        }
+
+
+def chunk_id_for(tenant_id: str, document_id: str, version: int, ordinal: int) -> str:
+    return f"{tenant_id}/{document_id}@{version}#{ordinal}"
+
+
+def chunk_records(document: IndexedDocument) -> list[ChunkRecord]:
+    return [
+        ChunkRecord(
+            chunk_id=chunk_id_for(
+                document.tenant_id, document.document_id, document.version, chunk.ordinal
+            ),
+            document=document,
+            chunk=chunk,
+        )
+        for chunk in chunk_text(document.body)
+    ]
+
+
+def indexable_documents(
+    session: Session, *, tenant_ids: list[str] | None = None
+) -> list[IndexedDocument]:
+    """Every approved version (any validity window): validity and ACL are checked per query.
+
+    Drafts, pending, rejected, superseded and revoked versions are never indexed at all.
+    """
+    query = select(DocumentVersion).where(DocumentVersion.status.in_([DocStatus.approved.value]))
+    if tenant_ids is not None:
+        query = query.where(DocumentVersion.tenant_id.in_(tenant_ids))
+    query = query.order_by(
+        DocumentVersion.tenant_id, DocumentVersion.document_id, DocumentVersion.version
+    )
+    return [to_indexed(row) for row in session.scalars(query)]
+
+
+def to_indexed(row: DocumentVersion) -> IndexedDocument:
+    return IndexedDocument(
+        tenant_id=row.tenant_id,
+        document_id=row.document_id,
+        version=row.version,
+        content_hash=row.content_hash,
+        knowledge_class=row.knowledge_class,
+        doc_type=row.doc_type,
+        status=row.status,
+        valid_from=row.valid_from,
+        valid_to=row.valid_to,
+        customer_id=row.customer_id,
+        acl=tuple(row.acl),
+        title=row.title,
+        body=row.body,
+    )
+
+
+def collection_name(embedder: Embedder, index_version: str) -> str:
+    """Model, dimension and index version in the name, so vector spaces never share one."""
+    model = re.sub(r"[^A-Za-z0-9]+", "-", embedder.name).strip("-").lower()
+    return f"{COLLECTION_PREFIX}{model}-{embedder.dimension}-{index_version}-{secrets.token_hex(3)}"
+
+
+def space_key(embedder: Embedder) -> str:
+    return f"{embedder.name}/{embedder.dimension}"[:40]
+
+
+def _day(value: date) -> int:
+    return value.year * 10000 + value.month * 100 + value.day

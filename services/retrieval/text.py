@@ -1,0 +1,324 @@
+"""Text analysis shared by BM25, identifier matching, coverage and fact extraction."""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+import opencc
+
+# Han, kana and hangul: scripts written without spaces, tokenised as character n-grams.
+CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK_RUN = re.compile(f"[{CJK}]+")
+_WORD = re.compile(r"[a-z0-9]+(?:[-_./][a-z0-9]+)*")
+_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+_TOKEN_OR_CJK = re.compile(f"[{CJK}]+|[a-z0-9]+(?:[-_./][a-z0-9]+)*")
+
+# Part numbers and specs: letters and digits in one token (SUS304, SUS316L, Q42, PN-7731-B,
+# A6061-T6, 8D, Ti-6Al-4V). Version labels such as v2 are metadata, not identifiers.
+_IDENTIFIER = re.compile(
+    r"(?<![a-z0-9])(?=[a-z0-9-]*[a-z])(?=[a-z0-9-]*\d)[a-z0-9]+(?:-[a-z0-9]+)*(?![a-z0-9])"
+)
+_VERSION_LABEL = re.compile(r"^(?:v|rev)\d+$")
+# "120-day", "24h", "3mm" are quantities, not codes.
+_QUANTITY_TOKEN = re.compile(
+    r"^\d+(?:\.\d+)?-?(?:days?|hours?|hrs?|h|weeks?|months?|years?|mm|cm|m|kg|g|t|pcs|pieces?"
+    r"|mins?|minutes?|µm|μm|um|s|sec|seconds?)$"
+)
+
+# Function words carry no topic; they are dropped before coverage is measured. These are the
+# closed-class words of each language (pronouns, particles, interrogatives, copulas), not domain
+# vocabulary.
+ZH_FUNCTION_CHARS = frozenset(
+    "的了嗎吗呢吧啊呀喔哦啦嘛是和與与及或也都就還还把被讓让給给從从對对向於于之其這这那哪些"
+    "個个幾几麼么請请問问我你您他她它們们著着過过得再才又很更該该要會会為为跟到在多想"
+)
+ZH_FUNCTION_WORDS = (
+    "請問",
+    "请问",
+    "什麼",
+    "什么",
+    "怎麼",
+    "怎么",
+    "怎樣",
+    "怎样",
+    "如何",
+    "哪些",
+    "哪個",
+    "哪个",
+    "哪裡",
+    "哪里",
+    "哪天",
+    "多少",
+    "多久",
+    "多長",
+    "多长",
+    "是否",
+    "有沒有",
+    "有没有",
+    "可以",
+    "能否",
+    "我們",
+    "我们",
+    "你們",
+    "你们",
+    "他們",
+    "他们",
+    "目前",
+    "現在",
+    "现在",
+    "之前",
+    "大概",
+    "上一次",
+    "上次",
+    "最近",
+    "以前",
+    "如果",
+    "已經",
+    "已经",
+    "因為",
+    "因为",
+    "所以",
+    "但是",
+    "而且",
+    "或者",
+    "應該",
+    "应该",
+    "需要",
+    "可能",
+    "通常",
+    "一般來說",
+    "一般来说",
+    "最多",
+    "最少",
+    "至少",
+    "東西",
+    "东西",
+    "事情",
+)
+_EN_STOPWORDS_TEXT = """
+    a an the and or but if then than so of to in on at by for from with without about into over
+    under between after before during per via as is are was were be been being am do does did done
+    doing have has had having can could shall should will would may might must need needs needed
+    i me my we us our ours you your yours he him his she her they them their it its this that these
+    those there here what which who whom whose when where why how whether any some all each every
+    no not nor only own same such too very just also again once more most other others much many
+    few lot lots get gets got tell please one ones use used using like still yet up down out off
+    now currently current usually typically normally generally often quickly soon long ever
+    never always thing things stuff"""
+EN_STOPWORDS = frozenset(_EN_STOPWORDS_TEXT.split())
+
+
+@functools.cache
+def _t2s() -> opencc.OpenCC:
+    return opencc.OpenCC("t2s")
+
+
+def normalize(text: str) -> str:
+    """Width, case, thousands separators and script folded: 標準/标准, ＳＵＳ304/sus304 meet."""
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = _THOUSANDS.sub("", folded)
+    return normalize_script(folded)
+
+
+def normalize_script(text: str) -> str:
+    """Traditional → Simplified Chinese (OpenCC t2s), so either script matches the other."""
+    return str(_t2s().convert(text))
+
+
+_SUFFIXES = (
+    ("ations", "ate"),
+    ("ation", "ate"),
+    ("ions", ""),
+    ("ion", ""),
+    ("ings", ""),
+    ("ing", ""),
+    ("ies", "y"),
+    ("ed", ""),
+    ("es", "e"),
+    ("s", ""),
+)
+
+
+def stem(word: str) -> str:
+    """A light English stemmer: calibrated/calibration/calibrate, gauges/gauge, days/day meet."""
+    if not word.isalpha() or len(word) <= 3 or word.endswith("ss"):
+        return word
+    for suffix, replacement in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            word = word[: -len(suffix)] + replacement
+            break
+    if len(word) > 4 and word.endswith("e"):
+        word = word[:-1]
+    if len(word) > 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
+        word = word[:-1]  # shipp → ship
+    return word
+
+
+def tokens(text: str) -> list[str]:
+    """BM25 tokens: CJK character unigrams + bigrams, Latin words (stemmed) and identifiers.
+
+    Function words (English stopwords, CJK particles as unigrams) are left out: in a mixed
+    corpus they would make every same-language chunk look like a lexical match.
+    """
+    out: list[str] = []
+    for match in _TOKEN_OR_CJK.finditer(normalize(text)):
+        piece = match.group()
+        if _CJK_RUN.fullmatch(piece):
+            out.extend(ch for ch in piece if not is_function_char(ch))
+            out.extend(piece[i : i + 2] for i in range(len(piece) - 1))
+            continue
+        if piece in EN_STOPWORDS:
+            continue
+        out.append(stem(piece))
+        if "-" in piece or "/" in piece or "." in piece:
+            out.extend(stem(part) for part in re.split(r"[-_./]", piece) if part)
+    return out
+
+
+def identifiers(text: str) -> list[str]:
+    """Codes that must match exactly: normalised, in order of appearance, without repeats."""
+    found = [
+        ident
+        for ident in _IDENTIFIER.findall(normalize(text))
+        if not _VERSION_LABEL.match(ident)
+        and not _QUANTITY_TOKEN.match(ident)
+        and not ident.isdigit()
+    ]
+    return list(dict.fromkeys(found))
+
+
+def script_of(text: str) -> str:
+    """ "cjk" or "latin": the writing system most of a text's letters belong to."""
+    cjk = len(_CJK_CHAR.findall(text))
+    latin = len(_LATIN_CHAR.findall(text))
+    return "cjk" if cjk * 3 >= latin and cjk > 0 else "latin"
+
+
+_CJK_CHAR = re.compile(f"[{CJK}]")
+_LATIN_CHAR = re.compile(r"[A-Za-z]")
+
+
+def contains_identifier(normalized_text: str, identifier: str) -> bool:
+    """Whole-token containment: SUS304 does not match SUS3040 or SUS304L."""
+    pattern = rf"(?<![a-z0-9]){re.escape(identifier)}(?![a-z0-9])"
+    return re.search(pattern, normalized_text) is not None
+
+
+@dataclass(frozen=True)
+class Term:
+    """A content term of a query: what evidence has to mention for the query to be answered."""
+
+    text: str  # normalised form used for matching
+    display: str  # as it should be reported in `missing`
+    kind: str  # "identifier" | "word" | "cjk"
+
+    def coverage(self, units: frozenset[str]) -> float:
+        """Share of the term found in a text with these units.
+
+        A CJK term has no word boundaries: a character counts as found when a bigram it belongs
+        to occurs in the text, so 「交期多出」 is half found in 「標準交期 15 日」.
+        """
+        if self.kind != "cjk" or len(self.text) < 2:
+            return 1.0 if self.text in units else 0.0
+        covered = [False] * len(self.text)
+        for i in range(len(self.text) - 1):
+            if self.text[i : i + 2] in units:
+                covered[i] = covered[i + 1] = True
+        return sum(covered) / len(covered)
+
+
+_QUANTITY_IN_TEXT = re.compile(
+    r"[±≤≥]?\s*\d+(?:\.\d+)?\s*(?:個|个)?(?:工作天|工作日|小時|小时|分鐘|分钟|日|天|週|周|月|年|件|片|"
+    r"支|公斤|公克|公分|毫米|元|%|％|days?|hours?|weeks?|months?|years?|pcs|pieces?|mm|cm|kg|µm|"
+    r"um)(?![a-z])"
+)
+
+
+def content_terms(query: str) -> list[Term]:
+    """Identifiers, non-function Latin words and CJK runs split at function words.
+
+    Quantities in the question (「可以先用 7 日嗎」) are values it proposes, not topics it asks
+    about; they are matched exactly by the keyword signal instead.
+    """
+    norm = _QUANTITY_IN_TEXT.sub(" ", normalize(query))
+    idents = identifiers(query)
+    terms = [Term(text=i, display=i.upper(), kind="identifier") for i in idents]
+    ident_spans = [
+        m.span()
+        for i in idents
+        for m in re.finditer(rf"(?<![a-z0-9]){re.escape(i)}(?![a-z0-9])", norm)
+    ]
+    seen: set[str] = {t.text for t in terms}
+    for match in _TOKEN_OR_CJK.finditer(norm):
+        piece = match.group()
+        if any(s <= match.start() < e for s, e in ident_spans):
+            continue
+        if _CJK_RUN.fullmatch(piece):
+            for segment in _split_function_words(piece):
+                if len(segment) >= 2 and segment not in seen:
+                    seen.add(segment)
+                    terms.append(Term(text=segment, display=segment, kind="cjk"))
+            continue
+        word = stem(piece)
+        if piece in EN_STOPWORDS or word in EN_STOPWORDS or piece.isdigit() or len(word) < 2:
+            continue
+        if word not in seen:
+            seen.add(word)
+            terms.append(Term(text=word, display=piece, kind="word"))
+    return terms
+
+
+def _split_function_words(run: str) -> list[str]:
+    for word in _function_words():
+        run = run.replace(word, " ")
+    pieces = "".join(" " if is_function_char(ch) else ch for ch in run)
+    return [p for p in pieces.split() if p]
+
+
+def is_function_char(ch: str) -> bool:
+    return ch in _function_chars()
+
+
+@functools.cache
+def _function_chars() -> frozenset[str]:
+    return frozenset(normalize("".join(sorted(ZH_FUNCTION_CHARS)))) | ZH_FUNCTION_CHARS
+
+
+@functools.cache
+def _function_words() -> tuple[str, ...]:
+    return tuple(dict.fromkeys(normalize(w) for w in ZH_FUNCTION_WORDS))
+
+
+def unit_set(normalized_text: str) -> frozenset[str]:
+    """Everything a Term can match in a text: CJK unigrams+bigrams, stemmed words, identifiers."""
+    units: set[str] = set()
+    for match in _TOKEN_OR_CJK.finditer(normalized_text):
+        piece = match.group()
+        if _CJK_RUN.fullmatch(piece):
+            units.update(piece)
+            units.update(piece[i : i + 2] for i in range(len(piece) - 1))
+        else:
+            units.add(piece)
+            units.add(stem(piece))
+            units.update(stem(p) for p in re.split(r"[-_./]", piece) if p)
+    return frozenset(units)
+
+
+def key_units(text: str) -> frozenset[str]:
+    """What two phrases must share to be about the same thing: CJK bigrams, content words,
+    identifiers (function words and single characters do not count)."""
+    units: set[str] = set(identifiers(text))
+    for match in _TOKEN_OR_CJK.finditer(normalize(text)):
+        piece = match.group()
+        if _CJK_RUN.fullmatch(piece):
+            units.update(
+                piece[i : i + 2]
+                for i in range(len(piece) - 1)
+                if not (is_function_char(piece[i]) or is_function_char(piece[i + 1]))
+            )
+        elif piece not in EN_STOPWORDS and not piece.isdigit():
+            units.add(stem(piece))
+    return frozenset(units)

@@ -1,0 +1,62 @@
+"""Builds the retrieval services from settings (called by the composition root only)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+from services.clock import Clock, IdGenerator
+from services.db.engine import Database
+from services.errors import IndexUnavailable
+from services.retrieval.caches import RetrievalCaches
+from services.retrieval.embedders import Embedder, make_embedder
+from services.retrieval.index import IndexManager
+from services.retrieval.service import RetrievalService
+from services.retrieval.vectorstore import ChromaStore, RetryingStore, VectorStore
+from services.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def build_retrieval(
+    settings: Settings,
+    *,
+    db: Database,
+    clock: Clock,
+    ids: IdGenerator,
+    store: VectorStore | None = None,
+    embedder: Embedder | None = None,
+) -> tuple[IndexManager, RetrievalService]:
+    """Chroma server when MEMDESK_CHROMA_URL is set, else a directory under MEMDESK_HOME."""
+    if store is None:
+        store = (
+            ChromaStore(url=settings.chroma_url)
+            if settings.chroma_url
+            else ChromaStore(path=str(settings.chroma_path))
+        )
+    index = IndexManager(
+        db=db,
+        clock=clock,
+        ids=ids,
+        embedder=embedder or make_embedder(settings),
+        store=RetryingStore(store, clock=clock),
+        caches=RetrievalCaches(),
+    )
+    return index, RetrievalService(db=db, clock=clock, index=index)
+
+
+def sync_hook(index: IndexManager) -> Callable[[list[str]], None]:
+    """For the importer: bring the index in line after a committed import.
+
+    The import has already committed when this runs, so an unreachable index must not turn it
+    into a failure: retrieval never serves anything SQL does not make eligible, and the next
+    sync (or `memdesk index rebuild`) catches up; `memdesk index health` shows the lag.
+    """
+
+    def on_documents_changed(tenant_ids: list[str]) -> None:
+        try:
+            index.sync(tenant_ids)
+        except IndexUnavailable as exc:
+            log.warning("index sync after import deferred: %s", exc)
+
+    return on_documents_changed
