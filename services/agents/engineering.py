@@ -13,12 +13,14 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from services.agents.glossary import ENGINEERING_MARKERS
+from services.agents.glossary import ENGINEERING_MARKERS, term
 from services.agents.text import looks_like_instruction, normalize, sentences_with_spans
 from services.contracts.memory_input import Need
 from services.retrieval.types import Evidence
 
 MAX_ITEMS = 12
+# A sentence that introduces a list ("…確認下列事項：", "engineering confirms the following:").
+_INTRO = re.compile(r"[：:]\s*$|下列|以下|如下|following|below", re.IGNORECASE)
 _LIST_LINE = re.compile(
     r"^\s*(?:\d{1,2}\s*[.)、．]|[（(]\d{1,2}[)）]|[一二三四五六七八九十]{1,3}\s*[、.]|[-•・*])\s*\S"
 )
@@ -75,7 +77,10 @@ def find_items(needs: list[Need], evidence: dict[str, Evidence]) -> list[Enginee
     listed: list[tuple[str, str, Evidence]] = []
     single: list[tuple[str, str, Evidence]] = []
     for need in needs:
-        if not need.required or need.answer is False:
+        # Engineering confirms requirements (special inspection, a test the customer asks for),
+        # not every topic whose procedure happens to mention engineering.
+        requirement = need.answer is True or (need.answer is None and term(need.key).kind == "flag")
+        if not need.required or not requirement:
             continue
         usable = [
             evidence[eid]
@@ -86,9 +91,12 @@ def find_items(needs: list[Need], evidence: dict[str, Evidence]) -> list[Enginee
             by_id = {item.evidence_id: item for item in group}
             lines = _lines(group)
             for index, (line, evidence_id) in enumerate(lines):
-                if not _has_marker(line) or _LIST_LINE.match(line):
-                    if _has_marker(line):
-                        single.append((need.key, line, by_id[evidence_id]))
+                if not _has_marker(line) or _LIST_LINE.match(line) or not _INTRO.search(line):
+                    single.extend(
+                        (need.key, line[start:end], by_id[evidence_id])
+                        for start, end in sentences_with_spans(line)
+                        if _has_marker(line[start:end])
+                    )
                     continue
                 following = []
                 for next_line, next_id in lines[index + 1 :]:

@@ -122,10 +122,15 @@ def sentences_with_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+# List enumerators ("1. ", "2、", "(3)") number items; they state no amount. They open a line
+# or follow a label ("需工程確認：1. …").
+_ENUMERATOR = re.compile(r"(?m)(?:^|[：:])\s*\d{1,2}\s*[.)、．](?![\d.])|[（(]\d{1,2}[)）]")
+
+
 def numbers(text: str) -> set[Decimal]:
     """Every amount stated in `text`: digits (1,200 = 1200), Chinese numerals before a counter,
-    English number words before a unit."""
-    folded = normalize(text)
+    English number words before a unit. List enumerators are not amounts."""
+    folded = _ENUMERATOR.sub(" ", normalize(text))
     found: set[Decimal] = set()
     for match in _NUMBER.finditer(folded):
         digits = match.group(1).replace(",", "") + (match.group(2) or "")

@@ -72,14 +72,14 @@ def material_and_quantity_are_not_asked_again(resumed):
 
 
 def sop_v2_is_cited_with_offsets_that_slice_to_the_quote(resumed, loaded):
-    owner = principal(loaded, "a.owner")
+    sales = principal(loaded, "a.sales")
     cited = {eid for claim in resumed["decision"]["claims"] for eid in claim["evidence_ids"]}
     evidence = {item["evidence_id"]: item for item in resumed["evidence"]}
     assert cited <= set(evidence)
     sop = [evidence[eid] for eid in cited if evidence[eid]["document_id"] == "SOP-LEADTIME"]
     assert sop and all(item["version"] == 2 for item in sop)
     for item in evidence.values():
-        body = loaded.knowledge.get(owner, item["document_id"], item["version"])
+        body = loaded.knowledge.get(sales, item["document_id"], item["version"])
         assert body.body[item["start"] : item["end"]] == item["quote"]
         assert body.content_hash == item["content_hash"]
 

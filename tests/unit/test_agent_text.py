@@ -20,6 +20,7 @@ from services.agents.text import clauses, looks_like_instruction, numbers, polar
         ("Ø8H7 and M5 threads", set()),  # names, not amounts
         ("±0.01 mm", {Decimal("0.01")}),
         ("12.5% surcharge", {Decimal("12.5")}),
+        ("1. 檢驗項目\n2. 抽樣標準 AQL 0.65\n(3) 見證", {Decimal("0.65")}),
     ],
 )
 def test_numbers_are_the_amounts_a_text_states(text, expected):
