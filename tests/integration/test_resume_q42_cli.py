@@ -1,4 +1,5 @@
-"""The reference scenario (SPEC §2) end to end from the CLI, on SQLite and PostgreSQL."""
+"""The reference scenario (SPEC §2) end to end from the CLI on the demo corpus, on SQLite and
+PostgreSQL."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 from tests.conftest import principal
 
 SUPPLEMENT = "客戶確認需要特殊檢驗，請接著處理。"
+DEMO_CORPUS = Path(__file__).resolve().parents[2] / "data" / "demo-corpus.json"
 FORBIDDEN = {("SOP-LEADTIME", 1), ("B-PRICE", 1), ("DRAFT-INJECT", 1)}
 
 
@@ -33,8 +35,11 @@ def memdesk(settings, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_q42_resumes_end_to_end_from_the_cli(loaded, settings):
-    # One CLI run per backend (it is a subprocess); each check below names one behaviour.
+def test_q42_resumes_end_to_end_from_the_cli(services, settings):
+    imported = memdesk(settings, "import", str(DEMO_CORPUS))
+    assert imported.returncode == 0, imported.stderr
+    loaded = services
+    # One resume per backend (it is a subprocess); each check below names one behaviour.
     done = memdesk(
         settings,
         "resume",
@@ -53,6 +58,7 @@ def test_q42_resumes_end_to_end_from_the_cli(loaded, settings):
     material_and_quantity_are_not_asked_again(resumed)
     sop_v2_is_cited_with_offsets_that_slice_to_the_quote(resumed, loaded)
     superseded_other_tenant_and_injection_documents_are_never_used(resumed)
+    engineering_confirmations_wait_for_engineers(resumed, loaded)
     the_run_leaves_audit_rows(resumed, loaded)
 
 
@@ -91,6 +97,15 @@ def superseded_other_tenant_and_injection_documents_are_never_used(resumed):
     assert "10 日" not in text and "寄出" not in text and "忽略" not in text
 
 
+def engineering_confirmations_wait_for_engineers(resumed, loaded):
+    items = loaded.approval_flow.current(principal(loaded, "a.sales"), "Q42")
+    engineering = [item for item in items if item.kind == "engineering"]
+    assert engineering and {item.required_role for item in engineering} == {"engineer"}
+    assert all(item.payload["citation"]["document_id"] == "SOP-INSPECTION" for item in engineering)
+    assert {item.status for item in items} == {"pending"}  # nothing approved by itself
+    assert "engineering_confirmation" in resumed["state"]["pending"]
+
+
 def the_run_leaves_audit_rows(resumed, loaded):
     admin = principal(loaded, "a.admin")
     actions = set(loaded.audit.actions(admin))
@@ -101,6 +116,7 @@ def the_run_leaves_audit_rows(resumed, loaded):
 
 
 def test_another_tenant_cannot_resume_the_task(loaded, settings):
+    # (the small test corpus is enough here: only identity matters)
     done = memdesk(settings, "resume", "--as", "b.sales", "Q42", "--json")
     assert done.returncode == 2
     assert "task not found: Q42" in done.stderr
