@@ -31,7 +31,7 @@ from services.errors import (
 )
 from tests.support.corpus import corpus_dict
 
-TASK_IDS = ["T1", "T2", "T3"]
+TASK_IDS = ["T1", "T2"]
 FIELDS = ["material", "quantity", "inspection"]
 VALUES = ["SUS304", 1200, 1500, True]
 MAIN_PATH = [
@@ -88,11 +88,14 @@ class TaskMachine(RuleBasedStateMachine):
         self.admin = services.directory.principal(f"{self.tenant}.admin")
 
     @initialize(days=st.integers(min_value=0, max_value=30))
-    def set_retention(self, days: int) -> None:
+    def start(self, days: int) -> None:
+        """A tenant retention policy and the tasks exist up front, so most steps act on them."""
         self.retention_days = days
         self.services.retention.set_policy(
             self.admin, completed_task_days=days, reason="state machine"
         )
+        for task_id in TASK_IDS:
+            self.create(task_id)
 
     # ---- rules ---------------------------------------------------------------------------
     @rule(task_id=st.sampled_from(TASK_IDS))
