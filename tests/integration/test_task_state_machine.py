@@ -245,7 +245,7 @@ def test_task_service_behaves_like_the_model(services, clock):
     run_state_machine_as_test(
         lambda: TaskMachine(services, clock),
         settings=settings(
-            max_examples=40,
+            max_examples=30,
             stateful_step_count=30,
             deadline=None,
             suppress_health_check=[HealthCheck.too_slow],
