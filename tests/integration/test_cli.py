@@ -184,3 +184,15 @@ def test_console_script_exit_codes(imported):
     failed = run_console_script(broken, "task", "show", "--as", "a.sales", "Q42")
     assert failed.returncode == 1
     assert failed.stderr.startswith("error: OperationalError")
+
+
+def test_seed_demo_loads_the_demo_corpus_once(env):
+    first = memdesk(env, "seed-demo", "--json")
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.stdout)["created"]["tenants"] == 3
+    again = memdesk(env, "seed-demo", "--json")
+    assert again.exit_code == 0, again.output
+    report = json.loads(again.stdout)
+    assert (report["created"], report["updated"]) == ({}, {})
+    shown = memdesk(env, "task", "show", "--as", "a.sales", "Q42", "--json")
+    assert json.loads(shown.stdout)["confirmed"]["material"] == "SUS304"
