@@ -11,7 +11,6 @@ from services.db.engine import Database, make_engine
 from services.db.migrate import upgrade
 from services.importer import CorpusImporter, ImportReport
 from services.knowledge import KnowledgeStore
-from services.retention import RetentionService
 from services.settings import Settings
 from services.tasks import TaskService
 from services.tenancy import Directory
@@ -29,7 +28,6 @@ class Services:
     audit: AuditService
     importer: CorpusImporter = field(repr=False)
     approvals: ApprovalService = field(repr=False)
-    retention: RetentionService = field(repr=False)
 
     def close(self) -> None:
         self.db.dispose()
@@ -69,9 +67,6 @@ def build(
         audit=AuditService(db=db),
         importer=importer,
         approvals=ApprovalService(db=db, clock=clock),
-        retention=RetentionService(
-            db=db, clock=clock, default_days=settings.completed_task_retention_days
-        ),
     )
 
 

@@ -156,13 +156,9 @@ def purge_expired(
         emit(
             report,
             as_json=as_json,
-            text=lambda: "\n".join(
-                [
-                    f"{'would remove' if dry_run else 'removed'} {len(report.removed)} task(s); "
-                    f"{len(report.kept_on_hold)} kept under legal hold",
-                    *[f"  {'would remove' if dry_run else 'removed'}: {k}" for k in report.removed],
-                    *[f"  on hold: {key}" for key in report.kept_on_hold],
-                ]
+            text=lambda: (
+                f"{'would remove' if dry_run else 'removed'} {len(report.removed)} task(s); "
+                f"{len(report.kept_on_hold)} kept under legal hold"
             ),
         )
 

@@ -111,10 +111,6 @@ def approve_document(s: Services) -> None:
     )
 
 
-def change_retention(s: Services) -> None:
-    s.retention.set_policy(principal(s, "a.admin"), completed_task_days=30, reason="policy 7")
-
-
 # (change, the audit action it must leave, the actor, the subject)
 CASES: list[tuple[Callable[[Services], None], str, str, str]] = [
     (create_task, "task.created", "a.sales", "Q77"),
@@ -131,7 +127,6 @@ CASES: list[tuple[Callable[[Services], None], str, str, str]] = [
     (reject, "approval.rejected", "a.sales", "Q42:1:draft"),
     (revoke_document, "document.revoked", "a.owner", "SOP-LEADTIME@2"),
     (approve_document, "document.approved", "a.owner", "SOP-PACK@1"),
-    (change_retention, "retention.policy_changed", "a.admin", "A"),
 ]
 
 

@@ -140,14 +140,15 @@ def test_purge_expired_dry_run_then_for_real(imported, database_url, tmp_path):
 
     dry = memdesk(imported, "purge-expired", "--dry-run")
     assert dry.exit_code == 0, dry.output
-    assert "would remove 1 task(s)" in dry.stdout and "A/OLD" in dry.stdout
+    assert "would remove" in dry.stdout and "1 task(s)" in dry.stdout
     assert memdesk(imported, "task", "show", "--as", "a.sales", "OLD").exit_code == 0
 
-    real = memdesk(imported, "purge-expired", "--json")
+    real = memdesk(imported, "purge-expired")
     assert real.exit_code == 0, real.output
-    assert json.loads(real.stdout) == {"dry_run": False, "removed": ["A/OLD"], "kept_on_hold": []}
+    assert "removed" in real.stdout and "1 task(s)" in real.stdout
     assert memdesk(imported, "task", "show", "--as", "a.sales", "OLD").exit_code == 2
     assert memdesk(imported, "task", "show", "--as", "a.sales", "Q42").exit_code == 0
+    assert "0 task(s)" in memdesk(imported, "purge-expired").stdout
 
 
 def test_two_homes_never_mix(tmp_path, corpus_file):

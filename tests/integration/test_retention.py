@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-import pytest
-
 from services.contracts.task_state import TaskStatus
-from services.errors import NotAuthorized, NotFound
+from services.errors import NotFound
 from tests.conftest import principal
+from tests.support.retention import set_task_retention
 from tests.support.snapshot import database_digest
 
 TO_APPROVAL = ["restoring", "retrieving", "analyzing", "reviewing", "awaiting_approval"]
@@ -37,7 +36,7 @@ def exists(services, task_id: str) -> bool:
 
 
 def test_completed_task_expires_after_the_tenants_period(loaded, clock):
-    loaded.retention.set_policy(principal(loaded, "a.admin"), completed_task_days=7, reason="r")
+    set_task_retention(loaded, "A", 7)
     complete(loaded, "DONE")
     record = loaded.tasks.get(principal(loaded, "a.sales"), "DONE")
     assert record.expires_at == record.completed_at + timedelta(days=7)
@@ -49,7 +48,6 @@ def test_completed_task_expires_after_the_tenants_period(loaded, clock):
 
 
 def test_without_a_tenant_policy_the_configured_default_applies(loaded, clock):
-    assert loaded.retention.policy(principal(loaded, "a.admin")).is_default
     complete(loaded, "DONE")
     record = loaded.tasks.get(principal(loaded, "a.sales"), "DONE")
     assert record.expires_at == clock.now() + timedelta(
@@ -61,13 +59,13 @@ def test_a_shorter_policy_applies_to_tasks_completed_before_it(loaded, clock):
     complete(loaded, "DONE")
     clock.advance(days=10)
     assert purge(loaded).removed == []
-    loaded.retention.set_policy(principal(loaded, "a.admin"), completed_task_days=5, reason="r")
+    set_task_retention(loaded, "A", 5)
     assert purge(loaded).removed == ["A/DONE"]
 
 
 def test_legal_hold_blocks_expiry_until_it_is_lifted(loaded, clock):
     admin = principal(loaded, "a.admin")
-    loaded.retention.set_policy(admin, completed_task_days=1, reason="r")
+    set_task_retention(loaded, "A", 1)
     complete(loaded, "HELD")
     loaded.tasks.set_legal_hold(admin, "HELD", hold=True, reason="litigation 2026-17")
     clock.advance(days=400)
@@ -79,8 +77,7 @@ def test_legal_hold_blocks_expiry_until_it_is_lifted(loaded, clock):
 
 
 def test_incomplete_tasks_never_expire(loaded, clock):
-    admin = principal(loaded, "a.admin")
-    loaded.retention.set_policy(admin, completed_task_days=0, reason="r")
+    set_task_retention(loaded, "A", 0)
     sales = principal(loaded, "a.sales")
     loaded.tasks.create(sales, task_id="OPEN")
     loaded.tasks.update(sales, "OPEN", expected_revision=1, status=TaskStatus.waiting_input)
@@ -91,7 +88,7 @@ def test_incomplete_tasks_never_expire(loaded, clock):
 
 def test_purge_keeps_every_audit_entry_and_adds_one(loaded, clock):
     admin = principal(loaded, "a.admin")
-    loaded.retention.set_policy(admin, completed_task_days=1, reason="r")
+    set_task_retention(loaded, "A", 1)
     complete(loaded, "DONE")
     entries = {e.id for e in loaded.audit.search(admin)}
     assert {e.subject_id for e in loaded.audit.search(admin, subject_id="DONE")}
@@ -103,7 +100,7 @@ def test_purge_keeps_every_audit_entry_and_adds_one(loaded, clock):
 
 
 def test_repeating_completed_does_not_push_the_expiry_out(loaded, clock):
-    loaded.retention.set_policy(principal(loaded, "a.admin"), completed_task_days=7, reason="r")
+    set_task_retention(loaded, "A", 7)
     complete(loaded, "DONE")
     sales = principal(loaded, "a.sales")
     first = loaded.tasks.get(sales, "DONE")
@@ -115,15 +112,10 @@ def test_repeating_completed_does_not_push_the_expiry_out(loaded, clock):
 
 
 def test_dry_run_reports_and_changes_nothing(loaded, clock):
-    loaded.retention.set_policy(principal(loaded, "a.admin"), completed_task_days=1, reason="r")
+    set_task_retention(loaded, "A", 1)
     complete(loaded, "DONE")
     clock.advance(days=2)
     before = database_digest(loaded.db.engine)
     report = loaded.tasks.purge_expired(actor="system:retention", dry_run=True)
     assert report.removed == ["A/DONE"]
     assert database_digest(loaded.db.engine) == before
-
-
-def test_only_an_admin_sets_the_policy(loaded):
-    with pytest.raises(NotAuthorized):
-        loaded.retention.set_policy(principal(loaded, "a.sales"), completed_task_days=1, reason="r")

@@ -30,6 +30,7 @@ from services.errors import (
     StaleRevision,
 )
 from tests.support.corpus import corpus_dict
+from tests.support.retention import set_task_retention
 
 TASK_IDS = ["T1", "T2"]
 FIELDS = ["material", "quantity", "inspection"]
@@ -91,9 +92,7 @@ class TaskMachine(RuleBasedStateMachine):
     def start(self, days: int) -> None:
         """A tenant retention policy and the tasks exist up front, so most steps act on them."""
         self.retention_days = days
-        self.services.retention.set_policy(
-            self.admin, completed_task_days=days, reason="state machine"
-        )
+        set_task_retention(self.services, self.tenant, days)
         for task_id in TASK_IDS:
             self.create(task_id)
 
