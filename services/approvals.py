@@ -49,10 +49,6 @@ class ApprovalView(BaseModel):
     decided_at: datetime | None
     comment: str | None
 
-    @property
-    def key(self) -> str:
-        return f"{self.tenant_id}:{self.task_id}:{self.decision_version}:{self.item_key}"
-
 
 def payload_hash(*, kind: str, required_role: str, payload: dict[str, Any]) -> str:
     """What makes two requests "the same": canonical JSON of everything but the requester."""
@@ -147,7 +143,8 @@ class ApprovalService:
         if not approve and not comment.strip():
             raise InvalidInput("a comment is required to reject")
         with self._db.write() as session:
-            row = self._row(session, principal, approval_id)
+            # Row lock: two people deciding at once on PostgreSQL must not both see `pending`.
+            row = self._row(session, principal, approval_id, lock=True)
             if not principal.has_role(row.required_role):
                 raise NotAuthorized(
                     f"approval {approval_id} needs the role {row.required_role!r} to decide"
@@ -214,8 +211,10 @@ class ApprovalService:
         )
 
     @staticmethod
-    def _row(session: Session, principal: Principal, approval_id: int) -> Approval:
-        row = session.get(Approval, approval_id, populate_existing=True)
+    def _row(
+        session: Session, principal: Principal, approval_id: int, *, lock: bool = False
+    ) -> Approval:
+        row = session.get(Approval, approval_id, populate_existing=True, with_for_update=lock)
         if row is None or row.tenant_id != principal.tenant_id:
             raise NotFound("approval", str(approval_id))
         return row
