@@ -117,3 +117,30 @@ def test_another_tenant_sees_no_approval_and_no_task(loaded):
         loaded.approvals.decide(other, approval.id, approve=True)
     with pytest.raises(NotFound):
         request(loaded, user="b.sales")
+
+
+def test_two_people_deciding_at_once_leave_one_decision(loaded):
+    approval = request(loaded)
+    start = threading.Barrier(2)
+
+    def decide(approve: bool):
+        start.wait()
+        user = "a.sales" if approve else "a.sales2"
+        try:
+            return loaded.approvals.decide(
+                principal(loaded, user), approval.id, approve=approve, comment="decided"
+            )
+        except IllegalTransition:
+            return None
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = [r for r in pool.map(decide, [True, False]) if r is not None]
+    assert len(results) == 1
+    final = loaded.approvals.get(principal(loaded, "a.sales"), approval.id)
+    assert (final.status, final.decided_by) == (results[0].status, results[0].decided_by)
+    decisions = [
+        e.action
+        for e in loaded.audit.search(principal(loaded, "a.admin"))
+        if e.action in ("approval.approved", "approval.rejected")
+    ]
+    assert len(decisions) == 1
