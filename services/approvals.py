@@ -49,10 +49,6 @@ class ApprovalView(BaseModel):
     decided_at: datetime | None
     comment: str | None
 
-    @property
-    def key(self) -> str:
-        return f"{self.tenant_id}:{self.task_id}:{self.decision_version}:{self.item_key}"
-
 
 def payload_hash(*, kind: str, required_role: str, payload: dict[str, Any]) -> str:
     """What makes two requests "the same": canonical JSON of everything but the requester."""

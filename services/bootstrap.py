@@ -17,7 +17,6 @@ from services.db.engine import Database, make_engine
 from services.db.migrate import upgrade
 from services.importer import CorpusImporter, ImportReport
 from services.knowledge import KnowledgeStore
-from services.retention import RetentionService
 from services.retrieval.embedders import Embedder
 from services.retrieval.index import IndexManager
 from services.retrieval.service import RetrievalService
@@ -42,7 +41,6 @@ class Services:
     retrieval: RetrievalService = field(repr=False)
     importer: CorpusImporter = field(repr=False)
     approvals: ApprovalService = field(repr=False)
-    retention: RetentionService = field(repr=False)
     runs: RunQueue = field(repr=False)
     approval_flow: ApprovalFlow = field(repr=False)
     supervisor: Supervisor = field(repr=False)
@@ -110,9 +108,6 @@ def build(
         retrieval=retrieval,
         importer=importer,
         approvals=approvals,
-        retention=RetentionService(
-            db=db, clock=clock, default_days=settings.completed_task_retention_days
-        ),
         runs=agents.runs,
         approval_flow=agents.approval_flow,
         supervisor=agents.supervisor,
