@@ -195,6 +195,11 @@ def _task_text(record: Any) -> str:
     return "\n".join(lines)
 
 
+from services.cli import retrieval as _retrieval_cli  # noqa: E402 - needs the helpers above
+
+_retrieval_cli.register(app)
+
+
 def main() -> None:
     try:
         app()
