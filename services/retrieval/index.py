@@ -127,8 +127,8 @@ class IndexManager:
                         detail={"space": self.space},
                     )
                 )
-            self._step("registered")
             try:
+                self._step("registered")
                 self.store.create_collection(
                     collection,
                     metadata={
@@ -323,7 +323,7 @@ class IndexManager:
         """For the admin page: active version, counts, lag behind SQL, orphans, leftovers."""
         return check_health(self._db, self.store, space=self.space, active=self.active())
 
-    def _switch(self, version_id: str, *, actor: str) -> IndexVersion | None:
+    def _switch(self, version_id: str, *, actor: str) -> tuple[str, str] | None:
         """One transaction: the pointer moves, the new version is active, the old one retired."""
         now = self._clock.now()
         with self._db.write() as session:
@@ -356,23 +356,21 @@ class IndexManager:
             )
             if previous is None or previous.index_version == version_id:
                 return None
-            session.expunge(previous)
-            return previous
+            return previous.index_version, previous.collection
 
-    def _drop(self, previous: IndexVersion) -> None:
+    def _drop(self, previous: tuple[str, str]) -> None:
         """After the switch: failures here leave garbage for health(), never a broken index."""
+        version_id, collection = previous
         try:
-            self.store.drop_collection(previous.collection)
+            self.store.drop_collection(collection)
             with self._db.write() as session:
-                session.execute(
-                    delete(IndexChunk).where(IndexChunk.index_version == previous.index_version)
-                )
-                row = session.get(IndexVersion, previous.index_version)
+                session.execute(delete(IndexChunk).where(IndexChunk.index_version == version_id))
+                row = session.get(IndexVersion, version_id)
                 if row is not None:
                     row.detail = {**row.detail, "dropped_at": self._clock.now().isoformat()}
-            self.caches.evict_index_version(previous.index_version)
+            self.caches.evict_index_version(version_id)
         except Exception as exc:
-            log.warning("previous index %s not dropped yet: %s", previous.index_version, exc)
+            log.warning("previous index %s not dropped yet: %s", version_id, exc)
 
     def _abandon(self, version_id: str, collection: str, *, reason: str) -> None:
         try:
