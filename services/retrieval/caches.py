@@ -2,6 +2,8 @@
 
 * chunk payloads (vector, text, tokens) are keyed by (index version, chunk id): a chunk id names
   one immutable document version and span, so its payload never changes;
+* a tenant's chunk list is cached with the generation counter SQL keeps for it
+  (IndexTenantState), checked on every query, so a change made by any process is seen at once;
 * lexical views are keyed by a fingerprint of the principal's eligible chunk set, which is read
   fresh from SQL on every query: a publish, revoke, import or ACL change yields a new fingerprint;
 * rankings are keyed by (index version, that fingerprint, query, k) and every hit they name is
@@ -77,8 +79,9 @@ class Payload:
 
     chunk_id: str
     vector: Vectors
-    text: str
+    text: str  # sliced from the SQL body (Chroma holds vectors and metadata, no texts)
     title: str
+    content_hash: str  # what the vector was computed from, as Chroma's metadata says
 
 
 @dataclass
@@ -90,6 +93,7 @@ class TenantBlock:
     row_of: dict[str, int] = field(default_factory=dict)
     texts: list[str] = field(default_factory=list)
     titles: list[str] = field(default_factory=list)
+    hashes: list[str] = field(default_factory=list)
     tokens: list[list[str]] = field(default_factory=list)
     matched: list[str] = field(default_factory=list)  # normalised title + text for exact matching
     units: list[frozenset[str]] = field(default_factory=list)
@@ -104,6 +108,7 @@ class TenantBlock:
             self.ids.append(payload.chunk_id)
             self.texts.append(payload.text)
             self.titles.append(payload.title)
+            self.hashes.append(payload.content_hash)
             self.tokens.append(text_analysis.tokens(f"{payload.title}\n{payload.text}"))
             normalized = text_analysis.normalize(f"{payload.title}\n{payload.text}")
             self.matched.append(normalized)
@@ -118,6 +123,7 @@ class TenantBlock:
         block.row_of = {chunk_id: n for n, chunk_id in enumerate(block.ids)}
         block.texts = [self.texts[i] for i in kept]
         block.titles = [self.titles[i] for i in kept]
+        block.hashes = [self.hashes[i] for i in kept]
         block.tokens = [self.tokens[i] for i in kept]
         block.matched = [self.matched[i] for i in kept]
         block.units = [self.units[i] for i in kept]
@@ -155,10 +161,13 @@ class RetrievalCaches:
         query_vectors: int = 2048,
         views: int = 512,
         rankings: int = 4096,
+        chunk_tables: int = 1024,
     ) -> None:
         self.query_vectors: Lru[tuple[str, str], Vectors] = Lru(query_vectors)
         self.views: Lru[tuple[str, str, str], LexicalView] = Lru(views)
         self.rankings: Lru[tuple[str, str, str, int], tuple[Any, ...]] = Lru(rankings)
+        # (index version, tenant) → ChunkTable, valid while its generation matches SQL's.
+        self.chunk_tables: Lru[tuple[str, str], Any] = Lru(chunk_tables)
         self._blocks: dict[tuple[str, str], TenantBlock] = {}
         self._lock = threading.RLock()
 
@@ -225,6 +234,7 @@ class RetrievalCaches:
             lambda k, v: (k[0], k[1]) in renumbered or bool(doomed & set(v.chunk_ids))
         )
         removed += self.rankings.evict_where(lambda _k, v: bool(doomed & {_chunk_of(e) for e in v}))
+        removed += self.chunk_tables.evict_where(lambda _k, v: bool(doomed & v.rows.keys()))
         return removed
 
     def evict_index_version(self, index_version: str) -> None:
@@ -233,15 +243,16 @@ class RetrievalCaches:
                 del self._blocks[key]
         self.views.evict_where(lambda k, _v: k[0] == index_version)
         self.rankings.evict_where(lambda k, _v: k[0] == index_version)
+        self.chunk_tables.evict_where(lambda k, _v: k[0] == index_version)
 
-    def block_ids_with_prefix(self, chunk_prefix: str) -> list[str]:
+    def ids_with_prefix(self, chunk_prefix: str) -> list[str]:
+        """Every cached chunk id (blocks, views, rankings) starting with `chunk_prefix`."""
         with self._lock:
-            return [
-                c
-                for block in self._blocks.values()
-                for c in block.ids
-                if c.startswith(chunk_prefix)
-            ]
+            ids = {c for block in self._blocks.values() for c in block.ids}
+        ids |= {c for _k, view in self.views.items() for c in view.chunk_ids}
+        ids |= {_chunk_of(e) for _k, ranking in self.rankings.items() for e in ranking}
+        ids |= {c for _k, table in self.chunk_tables.items() for c in table.rows}
+        return sorted(c for c in ids if c.startswith(chunk_prefix))
 
     def mentions(self, chunk_prefix: str) -> int:
         """How many cache entries still mention a chunk id starting with `chunk_prefix`."""
@@ -262,6 +273,11 @@ class RetrievalCaches:
             for _k, v in self.rankings.items()
             if any(_chunk_of(e).startswith(chunk_prefix) for e in v)
         )
+        count += sum(
+            1
+            for _k, table in self.chunk_tables.items()
+            if any(c.startswith(chunk_prefix) for c in table.rows)
+        )
         return count
 
     def clear(self) -> None:
@@ -269,6 +285,7 @@ class RetrievalCaches:
             self._blocks.clear()
         self.views.clear()
         self.rankings.clear()
+        self.chunk_tables.clear()
         self.query_vectors.clear()
 
 

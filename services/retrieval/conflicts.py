@@ -11,10 +11,12 @@ evidence, so both sides can be cited.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from services.retrieval.eligibility import EligibleChunk, Verified, check_citation
+from services.retrieval.eligibility import ChunkRow, Verified, check_citation
 from services.retrieval.facts import (
     Fact,
     aligned_normalize,
@@ -37,13 +39,14 @@ class _Stated:
 
 def find_conflicts(
     evidence: list[Evidence],
-    current: dict[str, Verified],
+    lookup: Callable[[list[str]], dict[str, Verified]],
     *,
     relevant: frozenset[str],
     by_vector_only: frozenset[str],
     query_units: frozenset[str],
     candidates: list[Candidate],
-    by_id: dict[str, EligibleChunk],
+    by_id: dict[str, ChunkRow],
+    matched_text: Callable[[str], str],
     k: int,
 ) -> tuple[list[Conflict], list[Evidence]]:
     stated = [
@@ -58,17 +61,29 @@ def find_conflicts(
         return [], evidence
     # The other side of a conflict need not match the query's words (it may be written in
     # another language): stating the same attribute is what makes it part of the answer.
+    buckets = {s.fact.bucket for s in stated}
     others = [
         s
         for e in evidence
         if e.knowledge_class == "fact" and e.evidence_id not in relevant
         for s in _facts(e)
-        if any(_disagree(r, s) or _agree(r, s) for r in stated)
+        if s.fact.bucket in buckets and any(_disagree(r, s) or _agree(r, s) for r in stated)
     ]
+    by_bucket: dict[tuple[str, str], list[_Stated]] = {}
+    for s in stated:
+        by_bucket.setdefault(s.fact.bucket, []).append(s)
     chosen = {e.evidence_id for e in evidence}
     extra: list[Evidence] = []
-    for candidate in candidates:
-        chunk = by_id[candidate.chunk_id]
+    tails = {bucket[1] for bucket in by_bucket}
+    # Only chunks whose text contains the ending of an attribute in question can state it; the
+    # documents of those few are read from SQL, nothing else.
+    hopeful = [
+        by_id[c.chunk_id]
+        for c in candidates
+        if any(tail in matched_text(c.chunk_id) for tail in tails)
+    ]
+    current = lookup([chunk.document_id for chunk in hopeful])
+    for chunk in hopeful:
         doc = current.get(chunk.document_id)
         if doc is None or doc.knowledge_class != "fact":
             continue
@@ -100,7 +115,7 @@ def find_conflicts(
             valid_from=doc.valid_from,
             valid_to=doc.valid_to,
         )
-        if any(_disagree(s, p) for s in stated for p in _facts(partner)):
+        if any(_disagree(s, p) for p in _facts(partner) for s in by_bucket.get(p.fact.bucket, ())):
             extra.append(partner)
             chosen.add(eid)
     stated += others
@@ -112,7 +127,13 @@ def find_conflicts(
 
 
 def _facts(evidence: Evidence) -> list[_Stated]:
-    return [_Stated(fact=f, evidence=evidence) for f in extract_facts(evidence.quote)]
+    return [_Stated(fact=f, evidence=evidence) for f in _extract(evidence.quote)]
+
+
+@functools.lru_cache(maxsize=8192)
+def _extract(quote: str) -> tuple[Fact, ...]:
+    """Facts depend on the text alone; quotes of immutable versions repeat across queries."""
+    return tuple(extract_facts(quote))
 
 
 def _disagree(a: _Stated, b: _Stated) -> bool:
@@ -124,36 +145,44 @@ def _disagree(a: _Stated, b: _Stated) -> bool:
 
 
 def _group(stated: list[_Stated]) -> list[Conflict]:
+    """One conflict per attribute: every document's value side by side."""
+    buckets: dict[tuple[str, str], list[_Stated]] = {}
+    for s in stated:
+        buckets.setdefault(s.fact.bucket, []).append(s)
     conflicts: list[Conflict] = []
-    used: set[int] = set()
-    for i, first in enumerate(stated):
-        if i in used:
-            continue
-        side = [first]
-        for j in range(i + 1, len(stated)):
-            if j not in used and any(_disagree(s, stated[j]) or _agree(s, stated[j]) for s in side):
-                side.append(stated[j])
-        if not any(_disagree(a, b) for a in side for b in side):
-            continue
-        used.update(stated.index(s) for s in side)
-        values: dict[tuple[str, str], ConflictValue] = {}
-        for s in side:
-            key = (s.evidence.document_id, s.fact.value)
-            values.setdefault(
-                key,
-                ConflictValue(
-                    value=f"{s.fact.value} {s.fact.unit}",
-                    evidence_id=s.evidence.evidence_id,
-                    document_id=s.evidence.document_id,
-                    version=s.evidence.version,
-                    quote=_sentence(s.evidence.quote, s.fact),
-                ),
-            )
-        attribute = min((s.fact.attribute for s in side), key=len)
-        conflicts.append(
-            Conflict(fact=attribute, unit=first.fact.unit, values=list(values.values()))
-        )
+    for members in buckets.values():
+        used: set[int] = set()
+        for i, first in enumerate(members):
+            if i in used:
+                continue
+            side = [first]
+            for j in range(i + 1, len(members)):
+                if j not in used and any(
+                    _disagree(s, members[j]) or _agree(s, members[j]) for s in side
+                ):
+                    side.append(members[j])
+            if not any(_disagree(a, b) for a in side for b in side):
+                continue
+            used.update(members.index(s) for s in side)
+            conflicts.append(_conflict(side))
     return conflicts
+
+
+def _conflict(side: list[_Stated]) -> Conflict:
+    values: dict[tuple[str, str], ConflictValue] = {}
+    for s in side:
+        values.setdefault(
+            (s.evidence.document_id, s.fact.value),
+            ConflictValue(
+                value=f"{s.fact.value} {s.fact.unit}",
+                evidence_id=s.evidence.evidence_id,
+                document_id=s.evidence.document_id,
+                version=s.evidence.version,
+                quote=_sentence(s.evidence.quote, s.fact),
+            ),
+        )
+    attribute = min((s.fact.attribute for s in side), key=len)
+    return Conflict(fact=attribute, unit=side[0].fact.unit, values=list(values.values()))
 
 
 def _agree(a: _Stated, b: _Stated) -> bool:

@@ -4,19 +4,35 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date
+from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import and_, bindparam, exists, or_, select
 from sqlalchemy.orm import Session
 
 from services.contracts.corpus import DocStatus
-from services.db.models import DocumentVersion, IndexChunk
-from services.knowledge import KnowledgeStore, content_hash
+from services.db.models import (
+    DocumentAcl,
+    DocumentVersion,
+    IndexChunk,
+    IndexPointer,
+    IndexVersion,
+)
+from services.db.models_retrieval import IndexTenantState
+from services.knowledge import content_hash
 from services.principals import Principal
 
 
-@dataclass(frozen=True)
-class EligibleChunk:
-    """An indexed chunk of the current, approved, valid, readable version of a document."""
+@dataclass(frozen=True, slots=True)
+class ActiveIndex:
+    index_version: str
+    collection: str
+    embedding_model: str
+    dimension: int
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkRow:
+    """One chunk of the tenant's active index, as SQL records it."""
 
     chunk_id: str
     document_id: str
@@ -24,75 +40,135 @@ class EligibleChunk:
     start: int
     end: int
     indexed_hash: str
-    title: str
-    knowledge_class: str
-    doc_type: str
-    customer_id: str | None
+
+
+@dataclass(frozen=True)
+class ChunkTable:
+    """A tenant's chunks in one index version at one generation (see IndexTenantState)."""
+
+    generation: int
+    rows: dict[str, ChunkRow]
 
 
 @dataclass(frozen=True)
 class Eligibility:
-    chunks: list[EligibleChunk]
-    not_indexed: list[str]  # current eligible versions the active index does not hold yet
-    tenant_chunk_ids: frozenset[str]  # every chunk of the tenant in the active index
+    chunks: list[ChunkRow]  # chunks of the current, approved, valid, readable versions
+    not_indexed: list[str]  # eligible versions the active index does not hold yet
 
 
-def eligible_chunks(
-    session: Session, principal: Principal, *, as_of: date, index_version: str
-) -> Eligibility:
-    """Positive allow-lists only (KnowledgeStore.eligible_query), highest eligible version wins."""
-    query = KnowledgeStore.eligible_query(principal, as_of).with_only_columns(
-        DocumentVersion.document_id,
-        DocumentVersion.version,
-        DocumentVersion.content_hash,
-        DocumentVersion.title,
-        DocumentVersion.knowledge_class,
-        DocumentVersion.doc_type,
-        DocumentVersion.customer_id,
-    )
-    current: dict[str, tuple[int, str, str, str, str, str | None]] = {}
-    for doc_id, version, chash, title, kclass, doc_type, customer in session.execute(query):
-        if doc_id not in current or version > current[doc_id][0]:
-            current[doc_id] = (version, chash, title, kclass, doc_type, customer)
-    chunks: list[EligibleChunk] = []
-    indexed_docs: set[str] = set()
-    tenant_ids: set[str] = set()
-    for chunk_id, doc_id, version, start, end, chash in session.execute(
-        select(
-            IndexChunk.chunk_id,
-            IndexChunk.document_id,
-            IndexChunk.version,
-            IndexChunk.start,
-            IndexChunk.end,
-            IndexChunk.content_hash,
-        ).where(
-            IndexChunk.index_version == index_version,
-            IndexChunk.tenant_id == principal.tenant_id,
-        )
-    ):
-        tenant_ids.add(chunk_id)
-        doc = current.get(doc_id)
-        if doc is None or doc[0] != version:
-            continue
-        indexed_docs.add(doc_id)
-        chunks.append(
-            EligibleChunk(
-                chunk_id=chunk_id,
-                document_id=doc_id,
-                version=version,
-                start=start,
-                end=end,
-                indexed_hash=chash,
-                title=doc[2],
-                knowledge_class=doc[3],
-                doc_type=doc[4],
-                customer_id=doc[5],
+def active_index(session: Session, space: str, tenant_id: str) -> tuple[ActiveIndex, int] | None:
+    """The active version of an embedding space and the tenant's generation in it (one query)."""
+    row = (
+        session.connection()
+        .execute(
+            select(
+                IndexVersion.index_version,
+                IndexVersion.collection,
+                IndexVersion.embedding_model,
+                IndexVersion.dimension,
+                IndexTenantState.generation,
             )
+            .join(IndexPointer, IndexPointer.index_version == IndexVersion.index_version)
+            .outerjoin(
+                IndexTenantState,
+                and_(
+                    IndexTenantState.index_version == IndexVersion.index_version,
+                    IndexTenantState.tenant_id == bindparam("tenant_id"),
+                ),
+            )
+            .where(IndexPointer.name == bindparam("space")),
+            {"space": space, "tenant_id": tenant_id},
         )
-    not_indexed = sorted(f"{d}@{v[0]}" for d, v in current.items() if d not in indexed_docs)
-    return Eligibility(
-        chunks=chunks, not_indexed=not_indexed, tenant_chunk_ids=frozenset(tenant_ids)
+        .first()
     )
+    if row is None:
+        return None
+    return ActiveIndex(*row[:4]), int(row[4] or 0)
+
+
+def load_chunk_table(
+    session: Session, index_version: str, tenant_id: str, at_generation: int
+) -> ChunkTable:
+    rows = (
+        session.connection()
+        .execute(
+            select(
+                IndexChunk.chunk_id,
+                IndexChunk.document_id,
+                IndexChunk.version,
+                IndexChunk.start,
+                IndexChunk.end,
+                IndexChunk.content_hash,
+            ).where(IndexChunk.index_version == index_version, IndexChunk.tenant_id == tenant_id)
+        )
+        .all()
+    )
+    return ChunkTable(generation=at_generation, rows={r[0]: ChunkRow(*r) for r in rows})
+
+
+def _eligible_where() -> tuple[Any, ...]:
+    """KnowledgeStore.eligible_query's conditions with bind parameters, built once.
+
+    Same rule, positive allow-lists only: the principal's tenant, status IN ('approved'),
+    valid at as_of, and an ACL row whose tag is IN the principal's tags.
+    """
+    acl = exists().where(
+        and_(
+            DocumentAcl.tenant_id == DocumentVersion.tenant_id,
+            DocumentAcl.document_id == DocumentVersion.document_id,
+            DocumentAcl.version == DocumentVersion.version,
+            DocumentAcl.tag.in_(bindparam("tags", expanding=True)),
+        )
+    )
+    return (
+        DocumentVersion.tenant_id == bindparam("tenant_id"),
+        DocumentVersion.status.in_([DocStatus.approved.value]),
+        DocumentVersion.valid_from <= bindparam("as_of"),
+        or_(DocumentVersion.valid_to.is_(None), DocumentVersion.valid_to > bindparam("as_of")),
+        acl,
+    )
+
+
+_ELIGIBLE_VERSIONS = select(DocumentVersion.document_id, DocumentVersion.version).where(
+    *_eligible_where()
+)
+_ELIGIBLE_ROWS = select(
+    DocumentVersion.document_id,
+    DocumentVersion.version,
+    DocumentVersion.title,
+    DocumentVersion.body,
+    DocumentVersion.content_hash,
+    DocumentVersion.knowledge_class,
+    DocumentVersion.doc_type,
+    DocumentVersion.customer_id,
+    DocumentVersion.valid_from,
+    DocumentVersion.valid_to,
+).where(*_eligible_where(), DocumentVersion.document_id.in_(bindparam("ids", expanding=True)))
+
+
+def _params(principal: Principal, as_of: date) -> dict[str, Any]:
+    return {"tenant_id": principal.tenant_id, "as_of": as_of, "tags": list(principal.acl_tags)}
+
+
+def eligible_documents(session: Session, principal: Principal, as_of: date) -> dict[str, int]:
+    """document_id → its current eligible version, read fresh on every query (never cached).
+
+    When several approved versions are valid on `as_of`, the highest one is current and the
+    others are not eligible (as in KnowledgeStore.eligible).
+    """
+    current: dict[str, int] = {}
+    rows = session.connection().execute(_ELIGIBLE_VERSIONS, _params(principal, as_of))
+    for document_id, version in rows:
+        if version > current.get(document_id, 0):
+            current[document_id] = version
+    return current
+
+
+def select_eligible(table: ChunkTable, documents: dict[str, int]) -> Eligibility:
+    chunks = [row for row in table.rows.values() if documents.get(row.document_id) == row.version]
+    indexed = {row.document_id for row in chunks}
+    not_indexed = sorted(f"{d}@{v}" for d, v in documents.items() if d not in indexed)
+    return Eligibility(chunks=chunks, not_indexed=not_indexed)
 
 
 @dataclass(frozen=True)
@@ -115,25 +191,17 @@ def current_versions(
     session: Session, principal: Principal, *, as_of: date, document_ids: list[str]
 ) -> dict[str, Verified]:
     """Re-read from SQL: the current eligible version of each document, with its body."""
-    current: dict[str, DocumentVersion] = {}
-    for row in session.scalars(KnowledgeStore.eligible_query(principal, as_of, document_ids)):
-        if row.document_id not in current or row.version > current[row.document_id].version:
-            current[row.document_id] = row
-    return {
-        doc_id: Verified(
-            document_id=row.document_id,
-            version=row.version,
-            title=row.title,
-            body=row.body,
-            content_hash=row.content_hash,
-            knowledge_class=row.knowledge_class,
-            doc_type=row.doc_type,
-            customer_id=row.customer_id,
-            valid_from=row.valid_from,
-            valid_to=row.valid_to,
-        )
-        for doc_id, row in current.items()
-    }
+    if not document_ids:
+        return {}
+    current: dict[str, Verified] = {}
+    rows = session.connection().execute(
+        _ELIGIBLE_ROWS, {**_params(principal, as_of), "ids": document_ids}
+    )
+    for row in rows:
+        verified = Verified(**row._mapping)
+        if verified.version > getattr(current.get(verified.document_id), "version", 0):
+            current[verified.document_id] = verified
+    return current
 
 
 def check_citation(

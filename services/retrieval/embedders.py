@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Protocol
@@ -152,27 +151,47 @@ class GeminiEmbedder:
 
 # ---- hashing (unit tests only) --------------------------------------------------------------
 class HashingEmbedder:
-    """Deterministic signed feature hashing of the BM25 tokens. Fast, lexical, for tests only."""
+    """Deterministic signed feature hashing of character uni/bi/trigrams. For tests only.
+
+    Vectorised over code points (no tokenizer, no vocabulary), stable across processes, and
+    lexical: texts sharing characters and character pairs end up close.
+    """
+
+    _PRIMES = (np.uint64(1_000_003), np.uint64(998_244_353), np.uint64(2_654_435_761))
 
     def __init__(self, *, dimension: int = 256) -> None:
         self._dimension = dimension
 
     @property
     def name(self) -> str:
-        return "hashing-v1"
+        return "hashing-v2"
 
     @property
     def dimension(self) -> int:
         return self._dimension
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        matrix = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        matrix = np.zeros((len(texts), self._dimension), dtype=np.float64)
         for row, text in enumerate(texts):
-            for token in text_analysis.tokens(text):
-                digest = hashlib.blake2b(token.encode("utf-8"), digest_size=8).digest()
-                value = int.from_bytes(digest, "little")
-                sign = 1.0 if value & 1 else -1.0
-                matrix[row, (value >> 1) % self._dimension] += sign
+            codes = np.frombuffer(
+                text_analysis.normalize(text).encode("utf-32-le"), dtype=np.uint32
+            ).astype(np.uint64)
+            codes = codes[codes > 32]  # whitespace carries no feature
+            if codes.size == 0:
+                continue
+            p1, p2, p3 = self._PRIMES
+            features = [codes * p1]
+            if codes.size > 1:
+                features.append(codes[:-1] * p2 + codes[1:] * p1)
+            if codes.size > 2:
+                features.append(codes[:-2] * p3 + codes[1:-1] * p2 + codes[2:])
+            hashed = np.concatenate(features)
+            hashed ^= hashed >> np.uint64(17)
+            hashed *= np.uint64(0x9E3779B97F4A7C15)
+            hashed ^= hashed >> np.uint64(29)
+            slots = (hashed % np.uint64(self._dimension)).astype(np.int64)
+            signs = np.where((hashed >> np.uint64(40)) & np.uint64(1), 1.0, -1.0)
+            matrix[row] = np.bincount(slots, weights=signs, minlength=self._dimension)
         return normalise_rows(matrix)
 
     def embed_query(self, text: str) -> Vectors:

@@ -80,6 +80,7 @@ _FACT = re.compile(
     rf"(?:\s*(?:至|到|~|～|-|–|—|to)\s*(?P<b>{_NUM}))?"
     rf"(?:\s*(?P<unit>{_UNIT_ALT})(?![a-z]))?"
 )
+_CJK_CHAR = re.compile(f"[{text_analysis.CJK}]")
 _DATE = re.compile(
     r"\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}"
 )
@@ -101,10 +102,13 @@ class Fact:
     value: str  # canonical value, e.g. "25", "8-12", "±0.01"
     start: int  # offsets of the quantity in the text it was read from
     end: int
+    cjk: bool = False  # the attribute is written in CJK (compared by shared ending)
 
     @property
-    def cjk(self) -> bool:
-        return bool(re.search(f"[{text_analysis.CJK}]", self.attribute))
+    def bucket(self) -> tuple[str, str]:
+        """Facts that can be the same attribute share a bucket (same unit, same ending)."""
+        tail = self.attribute[-MIN_SHARED_CJK_SUFFIX:] if self.cjk else self.attribute
+        return self.unit, tail
 
 
 def extract_facts(text: str) -> list[Fact]:
@@ -130,6 +134,7 @@ def extract_facts(text: str) -> list[Fact]:
                 value=_value(match),
                 start=match.start(),
                 end=match.end(),
+                cjk=bool(_CJK_CHAR.search(attribute)),
             )
         )
     return facts
@@ -150,9 +155,13 @@ def conflicting(a: Fact, b: Fact) -> bool:
 
 def aligned_normalize(text: str) -> tuple[str, list[int]]:
     """`normalize` character by character, with each output char's offset in the input."""
-    pieces = [unicodedata.normalize("NFKC", ch).casefold() for ch in text]
-    joined = "".join(pieces)
-    index = [i for i, piece in enumerate(pieces) for _ in piece]
+    joined = unicodedata.normalize("NFKC", text).casefold()
+    if len(joined) == len(text):  # the common case: one output character per input character
+        index = list(range(len(text)))
+    else:
+        pieces = [unicodedata.normalize("NFKC", ch).casefold() for ch in text]
+        joined = "".join(pieces)
+        index = [i for i, piece in enumerate(pieces) for _ in piece]
     converted = text_analysis.normalize_script(joined)
     return (converted if len(converted) == len(joined) else joined), index
 
@@ -160,7 +169,7 @@ def aligned_normalize(text: str) -> tuple[str, list[int]]:
 def _mask(norm: str) -> str:
     """Blank out dates and identifiers so their digits are not read as quantities."""
     masked = _DATE.sub(lambda m: "#" * len(m.group()), norm)
-    for ident in text_analysis.identifiers(norm):
+    for ident in text_analysis.identifiers_in(norm):
         pattern = rf"(?<![a-z0-9]){re.escape(ident)}(?![a-z0-9])"
         masked = re.sub(pattern, lambda m: "@" * len(m.group()), masked)
     return masked

@@ -5,28 +5,24 @@ from __future__ import annotations
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
-from datetime import datetime
-from typing import TypeVar
+from collections.abc import Callable
 
-import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from services import audit
-from services.clock import Clock, IdGenerator, as_utc
+from services.clock import Clock, IdGenerator
 from services.db.engine import Database
 from services.db.models import DocumentVersion, IndexChunk, IndexPointer, IndexVersion
 from services.errors import IndexUnavailable
-from services.knowledge import content_hash
 from services.retrieval.caches import RetrievalCaches
 from services.retrieval.chunker import CHUNKER_VERSION
-from services.retrieval.embedders import Embedder, Vectors
+from services.retrieval.embedders import Embedder
+from services.retrieval.health import IndexHealth, check_health
+from services.retrieval.purge import PurgeReport, purge
 from services.retrieval.records import (
     DOC_META_FIELDS,
-    ChunkRecord,
     IndexedDocument,
     chunk_records,
     collection_name,
@@ -34,9 +30,11 @@ from services.retrieval.records import (
     space_key,
 )
 from services.retrieval.vectorstore import VectorStore
+from services.retrieval.verification import verify_version
+from services.retrieval.versions import IndexVersionInfo, version_info
+from services.retrieval.writer import ChunkWriter
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
 SYSTEM_TENANT = "*"  # audit entries about the index as a whole
 REBUILD_STEPS = (
@@ -47,25 +45,6 @@ REBUILD_STEPS = (
     "switched",
     "previous_dropped",
 )
-
-
-class IndexVerificationFailed(IndexUnavailable):
-    """A freshly built index version did not match SQL; it was not activated."""
-
-
-class IndexVersionInfo(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    index_version: str
-    collection: str
-    embedding_model: str
-    dimension: int
-    chunker_version: str
-    status: str
-    chunk_count: int
-    created_at: datetime
-    activated_at: datetime | None
-    detail: dict[str, object] = Field(default_factory=dict)
 
 
 class SyncReport(BaseModel):
@@ -79,32 +58,6 @@ class SyncReport(BaseModel):
     metadata_updated: list[str] = Field(default_factory=list)
     chunks_added: int = 0
     chunks_removed: int = 0
-
-
-class PurgeReport(BaseModel):
-    """Proof that a document's vectors and cache entries are gone, measured after deleting."""
-
-    model_config = ConfigDict(frozen=True)
-
-    tenant_id: str
-    document_id: str
-    version: int | None
-    index_versions: list[str]
-    chunks_removed: int
-    vectors_remaining: int
-    sql_rows_remaining: int
-    probe_hits: int
-    cache_entries_evicted: int
-    cache_entries_remaining: int
-
-    @property
-    def verified(self) -> bool:
-        return (
-            self.vectors_remaining == 0
-            and self.sql_rows_remaining == 0
-            and self.probe_hits == 0
-            and self.cache_entries_remaining == 0
-        )
 
 
 class IndexManager:
@@ -129,7 +82,9 @@ class IndexManager:
         self.store = store
         self.caches = caches
         self.on_step = on_step
-        self._batch = batch_size
+        self.writer = ChunkWriter(
+            db=db, store=store, embedder=embedder, caches=caches, batch_size=batch_size
+        )
         self._lock = threading.RLock()
 
     @property
@@ -140,12 +95,12 @@ class IndexManager:
     def active(self) -> IndexVersionInfo | None:
         with self._db.read() as session:
             row = self._active_row(session)
-            return _info(row) if row else None
+            return version_info(row) if row else None
 
     def versions(self) -> list[IndexVersionInfo]:
         with self._db.read() as session:
             rows = session.scalars(select(IndexVersion).order_by(IndexVersion.created_at)).all()
-            return [_info(row) for row in rows]
+            return [version_info(row) for row in rows]
 
     # ---- rebuild -------------------------------------------------------------------------
     def rebuild(self, *, actor: str = "system:index") -> IndexVersionInfo:
@@ -172,8 +127,8 @@ class IndexManager:
                         detail={"space": self.space},
                     )
                 )
-            self._step("registered")
             try:
+                self._step("registered")
                 self.store.create_collection(
                     collection,
                     metadata={
@@ -187,9 +142,15 @@ class IndexManager:
                 with self._db.read() as session:
                     documents = indexable_documents(session)
                 records = [r for doc in documents for r in chunk_records(doc)]
-                self._write(collection, version_id, records, sql_rows=True)
+                self.writer.write(collection, version_id, records)
                 self._step("chunks_written")
-                self._verify(version_id, collection, expected=len(records))
+                verify_version(
+                    self._db,
+                    self.store,
+                    version_id=version_id,
+                    collection=collection,
+                    expected=len(records),
+                )
                 with self._db.write() as session:
                     row = session.get(IndexVersion, version_id)
                     assert row is not None
@@ -253,10 +214,10 @@ class IndexManager:
         add = [doc for key, doc in wanted.items() if key not in held or key in remove]
         doomed = [chunk_id for key in remove for chunk_id, _ in held[key]]
         if doomed:
-            self._remove_chunks(version_id, collection, doomed)
+            self.writer.remove(version_id, collection, doomed)
         records = [r for doc in add for r in chunk_records(doc)]
         if records:
-            self._write(collection, version_id, records, sql_rows=True)
+            self.writer.write(collection, version_id, records)
         if doomed or records:
             with self._db.write() as session:
                 row = session.get(IndexVersion, version_id)
@@ -304,7 +265,7 @@ class IndexManager:
         probes = {held[key][0][0]: key for key in held if key in wanted and key not in exclude}
         if not probes:
             return set()
-        records = self.store.get(collection, ids=list(probes), documents=False)
+        records = self.store.get(collection, ids=list(probes))
         changed = {
             probes[record.id]
             for record in records
@@ -318,7 +279,8 @@ class IndexManager:
         changed |= {key for chunk_id, key in probes.items() if chunk_id not in found}
         return changed
 
-    # ---- purge ---------------------------------------------------------------------------
+    # ---- verification and switching ------------------------------------------------------
+    # ---- purge and health --------------------------------------------------------------
     def purge_document(
         self,
         *,
@@ -327,53 +289,20 @@ class IndexManager:
         version: int | None,
         actor: str = "system:purge",
     ) -> PurgeReport:
-        """Remove a document's (or one version's) vectors and cache entries, then prove it."""
+        """Remove a document's (or one version's) vectors and cache entries, then prove it.
+
+        The proof re-reads the store by id and by metadata, searches with the removed vectors
+        themselves, and scans every cache; IndexUnavailable when anything is left.
+        """
         with self._lock:
-            with self._db.read() as session:
-                live = session.scalars(
-                    select(IndexVersion).where(
-                        IndexVersion.status.in_(["active", "verified", "building"])
-                    )
-                ).all()
-                targets = [(row.index_version, row.collection) for row in live]
-            where = _document_where(tenant_id, document_id, version)
-            removed = 0
-            vectors: list[tuple[str, list[float]]] = []
-            for version_id, collection in targets:
-                chunk_ids = self._chunk_ids(version_id, tenant_id, document_id, version)
-                in_store = self.store.get(collection, where=where, embeddings=True, documents=False)
-                ids = sorted(set(chunk_ids) | {r.id for r in in_store})
-                vectors += [(r.id, list(r.embedding)) for r in in_store if r.embedding is not None]
-                self._remove_chunks(version_id, collection, ids)
-                removed += len(ids)
-            evicted = self.caches.evict_chunks(
-                c for c in self._cached_ids(tenant_id, document_id, version)
-            )
-            prefix = f"{tenant_id}/{document_id}@" + (f"{version}#" if version is not None else "")
-            remaining_vectors = probe_hits = remaining_rows = 0
-            for version_id, collection in targets:
-                remaining_vectors += len(self.store.get(collection, where=where, documents=False))
-                remaining_rows += len(self._chunk_ids(version_id, tenant_id, document_id, version))
-                if self.store.count(collection) == 0:
-                    continue
-                # Deleted vectors can linger in HNSW; query with their own embeddings to be sure.
-                for chunk_id, embedding in vectors:
-                    hits = self.store.query(
-                        collection, embedding=_array(embedding), n_results=10, where=where
-                    )
-                    hits += self.store.query(collection, embedding=_array(embedding), n_results=10)
-                    probe_hits += sum(1 for hit_id, _ in hits if hit_id == chunk_id)
-            report = PurgeReport(
+            report = purge(
+                db=self._db,
+                store=self.store,
+                caches=self.caches,
+                writer=self.writer,
                 tenant_id=tenant_id,
                 document_id=document_id,
                 version=version,
-                index_versions=[t[0] for t in targets],
-                chunks_removed=removed,
-                vectors_remaining=remaining_vectors,
-                sql_rows_remaining=remaining_rows,
-                probe_hits=probe_hits,
-                cache_entries_evicted=evicted,
-                cache_entries_remaining=self.caches.mentions(prefix),
             )
             with self._db.write() as session:
                 audit.record(
@@ -381,224 +310,20 @@ class IndexManager:
                     clock=self._clock,
                     tenant_id=tenant_id,
                     actor=actor,
-                    action="index.purged" if report.verified else "index.purge_failed",
+                    action="index.purged" if report.verified else "index.purge_unverified",
                     subject_type="document",
                     subject_id=document_id if version is None else f"{document_id}@{version}",
                     detail=report.model_dump(mode="json"),
                 )
-            if not report.verified:
-                raise IndexUnavailable(
-                    f"purge of {document_id} could not be verified: {report.model_dump()}"
-                )
-            return report
+        if not report.verified:
+            raise IndexUnavailable(f"purge of {document_id} could not be verified: {report}")
+        return report
 
-    def _cached_ids(self, tenant_id: str, document_id: str, version: int | None) -> list[str]:
-        prefix = f"{tenant_id}/{document_id}@" + (f"{version}#" if version is not None else "")
-        ids: set[str] = set()
-        for _key, view in self.caches.views.items():
-            ids.update(c for c in view.chunk_ids if c.startswith(prefix))
-        for _rkey, ranking in self.caches.rankings.items():
-            ids.update(c.chunk_id for c in ranking if c.chunk_id.startswith(prefix))
-        ids.update(self.caches.block_ids_with_prefix(prefix))
-        return sorted(ids)
+    def health(self) -> IndexHealth:
+        """For the admin page: active version, counts, lag behind SQL, orphans, leftovers."""
+        return check_health(self._db, self.store, space=self.space, active=self.active())
 
-    def _chunk_ids(
-        self, version_id: str, tenant_id: str, document_id: str, version: int | None
-    ) -> list[str]:
-        query = select(IndexChunk.chunk_id).where(
-            IndexChunk.index_version == version_id,
-            IndexChunk.tenant_id == tenant_id,
-            IndexChunk.document_id == document_id,
-        )
-        if version is not None:
-            query = query.where(IndexChunk.version == version)
-        with self._db.read() as session:
-            return list(session.scalars(query))
-
-    # ---- writing and removing chunks -----------------------------------------------------
-    def _write(
-        self, collection: str, version_id: str, records: Sequence[ChunkRecord], *, sql_rows: bool
-    ) -> None:
-        """Embed and store in batches; Chroma writes overlap with embedding the next batch.
-
-        Vectors go in before their SQL rows, so SQL never names a chunk the store lacks. If a
-        batch fails, the vectors already written by this call are removed again.
-        """
-        written: list[str] = []
-        try:
-            with ThreadPoolExecutor(max_workers=1, thread_name_prefix="index-writer") as pool:
-                pending: Future[None] | None = None
-                for batch in _batches(records, self._batch):
-                    vectors = self.embedder.embed([r.embed_text for r in batch])
-                    if pending is not None:
-                        pending.result()
-                    pending = pool.submit(
-                        self._store_batch, collection, version_id, batch, vectors, written
-                    )
-                if pending is not None:
-                    pending.result()
-        except BaseException:
-            self._forget(collection, version_id, written)
-            raise
-
-    def _store_batch(
-        self,
-        collection: str,
-        version_id: str,
-        batch: Sequence[ChunkRecord],
-        vectors: Vectors,
-        written: list[str],
-    ) -> None:
-        ids = [r.chunk_id for r in batch]
-        self.store.upsert(
-            collection,
-            ids=ids,
-            embeddings=vectors,
-            documents=[r.chunk.text for r in batch],
-            metadatas=[r.metadata(index_version=version_id, embedder=self.embedder) for r in batch],
-        )
-        written.extend(ids)
-        with self._db.write() as session:
-            session.execute(
-                insert(IndexChunk),
-                [
-                    {
-                        "index_version": version_id,
-                        "chunk_id": r.chunk_id,
-                        "tenant_id": r.document.tenant_id,
-                        "document_id": r.document.document_id,
-                        "version": r.document.version,
-                        "start": r.chunk.start,
-                        "end": r.chunk.end,
-                        "content_hash": r.document.content_hash,
-                    }
-                    for r in batch
-                ],
-            )
-
-    def _forget(self, collection: str, version_id: str, chunk_ids: list[str]) -> None:
-        """Best-effort compensation after a failed write: nothing half-written stays visible."""
-        if not chunk_ids:
-            return
-        try:
-            with self._db.write() as session:
-                for batch in _batches(chunk_ids, 1000):
-                    session.execute(
-                        delete(IndexChunk).where(
-                            IndexChunk.index_version == version_id,
-                            IndexChunk.chunk_id.in_(batch),
-                        )
-                    )
-            self.store.delete(collection, ids=chunk_ids)
-        except Exception as exc:  # the store may be the thing that is down; health reports it
-            log.warning("could not remove %d half-written chunks: %s", len(chunk_ids), exc)
-
-    def _remove_chunks(self, version_id: str, collection: str, chunk_ids: Sequence[str]) -> None:
-        """SQL rows first (readers stop using the chunks at once), then vectors and caches."""
-        if not chunk_ids:
-            return
-        with self._db.write() as session:
-            for batch in _batches(list(chunk_ids), 1000):
-                session.execute(
-                    delete(IndexChunk).where(
-                        IndexChunk.index_version == version_id, IndexChunk.chunk_id.in_(batch)
-                    )
-                )
-        self.store.delete(collection, ids=list(chunk_ids))
-        left = self.store.get(collection, ids=list(chunk_ids), documents=False)
-        if left:
-            raise IndexUnavailable(f"{len(left)} vectors were still present after delete")
-        self.caches.evict_chunks(chunk_ids)
-
-    # ---- verification and switching ------------------------------------------------------
-    def _verify(self, version_id: str, collection: str, *, expected: int) -> None:
-        with self._db.read() as session:
-            sql_count = int(
-                session.scalar(
-                    select(func.count())
-                    .select_from(IndexChunk)
-                    .where(IndexChunk.index_version == version_id)
-                )
-                or 0
-            )
-            tenants = list(
-                session.scalars(
-                    select(IndexChunk.tenant_id)
-                    .where(IndexChunk.index_version == version_id)
-                    .distinct()
-                )
-            )
-        store_count = self.store.count(collection)
-        if not sql_count == store_count == expected:
-            raise IndexVerificationFailed(
-                f"index {version_id}: {expected} chunks expected, SQL holds {sql_count}, "
-                f"the vector store {store_count}"
-            )
-        for tenant_id in tenants:
-            self._verify_tenant(version_id, collection, tenant_id)
-        if expected:
-            self._probe(version_id, collection)
-
-    def _verify_tenant(self, version_id: str, collection: str, tenant_id: str) -> None:
-        with self._db.read() as session:
-            chunks = (
-                session.execute(
-                    select(IndexChunk).where(
-                        IndexChunk.index_version == version_id, IndexChunk.tenant_id == tenant_id
-                    )
-                )
-                .scalars()
-                .all()
-            )
-            bodies = {
-                (row.document_id, row.version): (row.body, row.content_hash)
-                for row in session.scalars(
-                    select(DocumentVersion).where(DocumentVersion.tenant_id == tenant_id)
-                )
-            }
-            expected = {
-                c.chunk_id: (c.document_id, c.version, c.start, c.end, c.content_hash)
-                for c in chunks
-            }
-        stored = {r.id: r for r in self.store.get(collection, ids=list(expected))}
-        for chunk_id, (doc_id, version, start, end, chash) in expected.items():
-            record = stored.get(chunk_id)
-            body, doc_hash = bodies.get((doc_id, version), ("", ""))
-            problems = []
-            if record is None:
-                problems.append("vector missing")
-            elif record.metadata.get("content_hash") != chash or chash != doc_hash:
-                problems.append("content hash differs")
-            elif content_hash(body) != doc_hash:
-                problems.append("body no longer matches its content hash")
-            elif record.document != body[start:end]:
-                problems.append("stored text does not re-slice the body")
-            elif record.metadata.get("index_version") != version_id:
-                problems.append("index version metadata differs")
-            if problems:
-                raise IndexVerificationFailed(
-                    f"index {version_id}: chunk {chunk_id}: {problems[0]}"
-                )
-
-    def _probe(self, version_id: str, collection: str) -> None:
-        with self._db.read() as session:
-            probe_id = session.scalar(
-                select(IndexChunk.chunk_id)
-                .where(IndexChunk.index_version == version_id)
-                .order_by(IndexChunk.chunk_id)
-                .limit(1)
-            )
-        assert probe_id is not None
-        record = self.store.get(collection, ids=[probe_id], embeddings=True, documents=False)
-        if not record or record[0].embedding is None:
-            raise IndexVerificationFailed(f"index {version_id}: probe chunk {probe_id} missing")
-        hits = self.store.query(collection, embedding=record[0].embedding, n_results=5)
-        if not any(hit_id == probe_id and distance < 1e-3 for hit_id, distance in hits):
-            raise IndexVerificationFailed(
-                f"index {version_id}: probe query did not find {probe_id} by its own vector"
-            )
-
-    def _switch(self, version_id: str, *, actor: str) -> IndexVersion | None:
+    def _switch(self, version_id: str, *, actor: str) -> tuple[str, str] | None:
         """One transaction: the pointer moves, the new version is active, the old one retired."""
         now = self._clock.now()
         with self._db.write() as session:
@@ -631,23 +356,21 @@ class IndexManager:
             )
             if previous is None or previous.index_version == version_id:
                 return None
-            session.expunge(previous)
-            return previous
+            return previous.index_version, previous.collection
 
-    def _drop(self, previous: IndexVersion) -> None:
+    def _drop(self, previous: tuple[str, str]) -> None:
         """After the switch: failures here leave garbage for health(), never a broken index."""
+        version_id, collection = previous
         try:
-            self.store.drop_collection(previous.collection)
+            self.store.drop_collection(collection)
             with self._db.write() as session:
-                session.execute(
-                    delete(IndexChunk).where(IndexChunk.index_version == previous.index_version)
-                )
-                row = session.get(IndexVersion, previous.index_version)
+                session.execute(delete(IndexChunk).where(IndexChunk.index_version == version_id))
+                row = session.get(IndexVersion, version_id)
                 if row is not None:
                     row.detail = {**row.detail, "dropped_at": self._clock.now().isoformat()}
-            self.caches.evict_index_version(previous.index_version)
+            self.caches.evict_index_version(version_id)
         except Exception as exc:
-            log.warning("previous index %s not dropped yet: %s", previous.index_version, exc)
+            log.warning("previous index %s not dropped yet: %s", version_id, exc)
 
     def _abandon(self, version_id: str, collection: str, *, reason: str) -> None:
         try:
@@ -694,21 +417,6 @@ class IndexManager:
         self.store.close()
 
 
-def _info(row: IndexVersion) -> IndexVersionInfo:
-    return IndexVersionInfo(
-        index_version=row.index_version,
-        collection=row.collection,
-        embedding_model=row.embedding_model,
-        dimension=row.dimension,
-        chunker_version=row.chunker_version,
-        status=row.status,
-        chunk_count=row.chunk_count,
-        created_at=as_utc(row.created_at),
-        activated_at=as_utc(row.activated_at) if row.activated_at else None,
-        detail=dict(row.detail),
-    )
-
-
 def _all_tenants(session: Session, version_id: str) -> list[str]:
     with_docs = set(session.scalars(select(DocumentVersion.tenant_id).distinct()))
     indexed = set(
@@ -717,13 +425,6 @@ def _all_tenants(session: Session, version_id: str) -> list[str]:
         )
     )
     return sorted(with_docs | indexed)
-
-
-def _document_where(tenant_id: str, document_id: str, version: int | None) -> dict[str, object]:
-    clauses: list[dict[str, object]] = [{"tenant_id": tenant_id}, {"document_id": document_id}]
-    if version is not None:
-        clauses.append({"document_version": version})
-    return {"$and": clauses}
 
 
 def _merge(a: SyncReport, b: SyncReport) -> SyncReport:
@@ -737,12 +438,3 @@ def _merge(a: SyncReport, b: SyncReport) -> SyncReport:
         chunks_added=a.chunks_added + b.chunks_added,
         chunks_removed=a.chunks_removed + b.chunks_removed,
     )
-
-
-def _batches(items: Sequence[T], size: int) -> Iterator[list[T]]:
-    for start in range(0, len(items), size):
-        yield list(items[start : start + size])
-
-
-def _array(values: list[float]) -> Vectors:
-    return np.asarray(values, dtype=np.float32)

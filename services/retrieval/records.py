@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import secrets
 from dataclasses import dataclass
@@ -18,18 +19,10 @@ from services.retrieval.embedders import Embedder
 
 OPEN_END = 99991231  # valid_to of an open-ended version, as an integer Chroma can compare
 COLLECTION_PREFIX = "md-"
-# Fields of a version that, when changed by a re-import, change what the index must hold.
-DOC_META_FIELDS = (
-    "content_hash",
-    "knowledge_class",
-    "doc_type",
-    "status",
-    "valid_from",
-    "valid_to",
-    "customer_id",
-    "acl",
-    "title",
-)
+# What Chroma stores per chunk. Texts are not stored there (SQL holds them; Chroma's full-text
+# index would cost more than the vectors), and the signature covers every field a re-import can
+# change, including the title that is part of the embedded text.
+DOC_META_FIELDS = ("content_hash", "status", "valid_from", "valid_to", "acl", "signature")
 
 
 @dataclass(frozen=True)
@@ -60,15 +53,29 @@ class IndexedDocument:
             "document_id": self.document_id,
             "document_version": self.version,
             "content_hash": self.content_hash,
-            "knowledge_class": self.knowledge_class,
-            "doc_type": self.doc_type,
             "status": self.status,
             "valid_from": _day(self.valid_from),
             "valid_to": _day(self.valid_to) if self.valid_to else OPEN_END,
             "customer_id": self.customer_id,
             "acl": sorted(self.acl),
-            "title": self.title,
+            "signature": self.signature,
         }
+
+    @property
+    def signature(self) -> str:
+        """Changes whenever anything the index depends on changes (title, class, ACL, ...)."""
+        fields = [
+            self.content_hash,
+            self.knowledge_class,
+            self.doc_type,
+            self.status,
+            self.valid_from.isoformat(),
+            self.valid_to.isoformat() if self.valid_to else "",
+            self.customer_id or "",
+            ",".join(sorted(self.acl)),
+            self.title,
+        ]
+        return hashlib.sha1("\x1f".join(fields).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -86,8 +93,6 @@ class ChunkRecord:
         return {
             **self.document.metadata(),
             "chunk_id": self.chunk_id,
-            "start": self.chunk.start,
-            "end": self.chunk.end,
             "embedding_model": embedder.name,
             "dimension": embedder.dimension,
             "chunker_version": CHUNKER_VERSION,

@@ -5,25 +5,36 @@ from __future__ import annotations
 import time
 from collections import Counter
 from datetime import date
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from services import audit
 from services.clock import Clock, today
 from services.db.engine import Database
+from services.db.models import DocumentVersion, IndexChunk
 from services.errors import IndexUnavailable, InvalidInput, NotFound
 from services.principals import Principal
 from services.retrieval import text as text_analysis
 from services.retrieval.caches import LexicalView, Payload, RetrievalCaches, TenantBlock
 from services.retrieval.conflicts import find_conflicts
 from services.retrieval.eligibility import (
-    EligibleChunk,
+    ActiveIndex,
+    ChunkRow,
+    ChunkTable,
+    Eligibility,
     Verified,
+    active_index,
     check_citation,
     current_versions,
-    eligible_chunks,
+    eligible_documents,
+    load_chunk_table,
+    select_eligible,
     why_not_eligible,
 )
 from services.retrieval.embedders import Vectors
-from services.retrieval.index import IndexManager, IndexVersionInfo
+from services.retrieval.index import IndexManager
 from services.retrieval.ranking import Candidate, QueryAnalysis, rank
 from services.retrieval.relevance import Assessment, Item, assess
 from services.retrieval.types import Evidence, RetrievalResult, evidence_id_for, parse_evidence_id
@@ -54,54 +65,36 @@ class RetrievalService:
         if not 1 <= k <= MAX_K:
             raise InvalidInput(f"k must be between 1 and {MAX_K}, got {k}")
         as_of = as_of or today(self._clock)
-        timings: dict[str, float] = {}
         started = time.perf_counter()
-        active = self._active()
-        with self._db.read() as session:
-            eligibility = eligible_chunks(
-                session, principal, as_of=as_of, index_version=active.index_version
-            )
+        timings: dict[str, float] = {}
+        with self._db.read() as session:  # one snapshot for everything governance decides
+            active, at_generation = self._active(session, principal.tenant_id)
+            table = self._chunk_table(session, active, principal.tenant_id, at_generation)
+            documents = eligible_documents(session, principal, as_of)
+        eligibility = select_eligible(table, documents)
         timings["eligible_ms"] = _since(started)
         by_id = {c.chunk_id: c for c in eligibility.chunks}
         analysis = QueryAnalysis.of(query)
-        block, view = self._view(active, principal.tenant_id, eligibility)
-        timings["fetch_ms"] = _since(started) - timings["eligible_ms"]
+        block, view = self._view(active, principal.tenant_id, table, eligibility)
         candidates = self._ranked(active, view, block, analysis)
-        timings["rank_ms"] = _since(started) - timings["fetch_ms"] - timings["eligible_ms"]
-        evidence, dropped, verified = self._verify(principal, as_of, candidates, by_id, block, k=k)
+        timings["rank_ms"] = _since(started) - timings["eligible_ms"]
         vector_z = {c.chunk_id: c.vector_z for c in candidates}
-
-        def judge(items: list[Evidence]) -> Assessment:
-            by_doc: dict[str, list[Evidence]] = {}
-            for e in items:
-                by_doc.setdefault(e.ref, []).append(e)
-            grouped = []
-            for parts in by_doc.values():
-                rows = [block.row_of[e.chunk_id] for e in parts]
-                grouped.append(
-                    Item(
-                        evidence_ids=tuple(e.evidence_id for e in parts),
-                        text="\n".join(block.matched[r] for r in rows),
-                        units=frozenset().union(*(block.units[r] for r in rows)),
-                        quote="\n".join(e.quote for e in parts),
-                        vector_z=max(vector_z.get(e.chunk_id, 0.0) for e in parts),
-                    )
-                )
-            return assess(query, grouped)
-
-        assessment = judge(evidence)
-        conflicts, evidence = find_conflicts(
-            evidence,
-            verified,
-            relevant=assessment.relevant,
-            by_vector_only=assessment.by_vector_only,
-            query_units=text_analysis.key_units(query),
-            candidates=candidates[: VERIFY_DEPTH * k],
-            by_id=by_id,
-            k=k,
-        )
-        if conflicts:
-            assessment = judge(evidence)
+        with _Verifier(self._db, principal, as_of) as verifier:
+            evidence, dropped = self._verify(verifier, candidates, by_id, block, k=k)
+            assessment = _judge(query, evidence, block, vector_z)
+            conflicts, evidence = find_conflicts(
+                evidence,
+                verifier.lookup,
+                relevant=assessment.relevant,
+                by_vector_only=assessment.by_vector_only,
+                query_units=text_analysis.key_units(query),
+                candidates=candidates[: VERIFY_DEPTH * k],
+                by_id=by_id,
+                matched_text=lambda chunk_id: block.matched[block.row_of[chunk_id]],
+                k=k,
+            )
+        if conflicts:  # partners may have joined the evidence
+            assessment = _judge(query, evidence, block, vector_z)
         status = (
             "insufficient_evidence"
             if not assessment.sufficient
@@ -111,6 +104,7 @@ class RetrievalService:
         )
         if eligibility.not_indexed:
             dropped["not_indexed"] = len(eligibility.not_indexed)
+        timings["verify_ms"] = _since(started) - timings["rank_ms"] - timings["eligible_ms"]
         timings["total_ms"] = _since(started)
         result = RetrievalResult(
             status=status,
@@ -154,63 +148,87 @@ class RetrievalService:
         )
 
     # ---- internals ----------------------------------------------------------------------------
-    def _active(self) -> IndexVersionInfo:
-        active = self._index.active()
-        if active is None:
-            raise IndexUnavailable("no active index version yet: run `memdesk index rebuild`")
-        if active.embedding_model != self._index.embedder.name:
+    def _active(self, session: Session, tenant_id: str) -> tuple[ActiveIndex, int]:
+        found = active_index(session, self._index.space, tenant_id)
+        if found is None:
             raise IndexUnavailable(
-                f"the active index was built with {active.embedding_model}, not "
-                f"{self._index.embedder.name}: run `memdesk index rebuild`"
+                f"no active index for {self._index.space} yet: run `memdesk index rebuild`"
             )
-        return active
+        return found
+
+    def _chunk_table(
+        self, session: Session, active: ActiveIndex, tenant_id: str, at_generation: int
+    ) -> ChunkTable:
+        """The tenant's chunk list, re-read only when SQL's generation counter moved."""
+        key = (active.index_version, tenant_id)
+        table: ChunkTable | None = self.caches.chunk_tables.get(key)
+        if table is None or table.generation != at_generation:
+            table = load_chunk_table(session, active.index_version, tenant_id, at_generation)
+            self.caches.chunk_tables.put(key, table)
+        return table
 
     def _view(
-        self, active: IndexVersionInfo, tenant_id: str, eligibility: object
+        self, active: ActiveIndex, tenant_id: str, table: ChunkTable, eligibility: Eligibility
     ) -> tuple[TenantBlock, LexicalView]:
-        from services.retrieval.eligibility import Eligibility
-
-        assert isinstance(eligibility, Eligibility)
         chunk_ids = [c.chunk_id for c in eligibility.chunks]
-        titles = {c.chunk_id: c.title for c in eligibility.chunks}
+
+        def fetch(missing: list[str]) -> list[Payload]:
+            return self._fetch(active, tenant_id, table, missing)
+
         block = self.caches.block(
-            active.index_version,
-            tenant_id,
-            chunk_ids,
-            dimension=active.dimension,
-            fetch=lambda missing: self._fetch(active, missing, titles),
+            active.index_version, tenant_id, chunk_ids, dimension=active.dimension, fetch=fetch
         )
         # Chunks the tenant's index no longer holds (removed by any process) leave the cache now.
-        stale = [c for c in block.ids if c not in eligibility.tenant_chunk_ids]
+        stale = [c for c in block.ids if c not in table.rows]
         if stale:
             self.caches.evict_chunks(stale)
             block = self.caches.block(
-                active.index_version,
-                tenant_id,
-                chunk_ids,
-                dimension=active.dimension,
-                fetch=lambda missing: self._fetch(active, missing, titles),
+                active.index_version, tenant_id, chunk_ids, dimension=active.dimension, fetch=fetch
             )
         return block, self.caches.view(active.index_version, tenant_id, block, chunk_ids)
 
     def _fetch(
-        self, active: IndexVersionInfo, chunk_ids: list[str], titles: dict[str, str]
+        self, active: ActiveIndex, tenant_id: str, table: ChunkTable, chunk_ids: list[str]
     ) -> list[Payload]:
+        """Vectors from the store, texts and titles sliced from the SQL bodies."""
         records = self._index.store.get(active.collection, ids=chunk_ids, embeddings=True)
-        return [
-            Payload(
-                chunk_id=r.id,
-                vector=r.embedding,
-                text=r.document or "",
-                title=str(r.metadata.get("title") or titles.get(r.id, "")),
+        documents = sorted({table.rows[r.id].document_id for r in records if r.id in table.rows})
+        with self._db.read() as session:
+            bodies = {
+                (doc_id, version): (title, body)
+                for doc_id, version, title, body in session.execute(
+                    select(
+                        DocumentVersion.document_id,
+                        DocumentVersion.version,
+                        DocumentVersion.title,
+                        DocumentVersion.body,
+                    ).where(
+                        DocumentVersion.tenant_id == tenant_id,
+                        DocumentVersion.document_id.in_(documents),
+                    )
+                )
+            }
+        payloads = []
+        for record in records:
+            row = table.rows.get(record.id)
+            source = bodies.get((row.document_id, row.version)) if row else None
+            if row is None or source is None or record.embedding is None:
+                continue  # gone meanwhile: it will not be eligible either
+            title, body = source
+            payloads.append(
+                Payload(
+                    chunk_id=record.id,
+                    vector=record.embedding,
+                    text=body[row.start : row.end],
+                    title=title,
+                    content_hash=str(record.metadata.get("content_hash", "")),
+                )
             )
-            for r in records
-            if r.embedding is not None
-        ]
+        return payloads
 
     def _ranked(
         self,
-        active: IndexVersionInfo,
+        active: ActiveIndex,
         view: LexicalView,
         block: TenantBlock,
         analysis: QueryAnalysis,
@@ -228,63 +246,55 @@ class RetrievalService:
 
     def _verify(
         self,
-        principal: Principal,
-        as_of: date,
+        verifier: _Verifier,
         candidates: list[Candidate],
-        by_id: dict[str, EligibleChunk],
+        by_id: dict[str, ChunkRow],
         block: TenantBlock,
         *,
         k: int,
-    ) -> tuple[list[Evidence], Counter[str], dict[str, Verified]]:
-        """Re-check the best candidates against SQL, in rank order, until k hold."""
-        pool = candidates[: VERIFY_DEPTH * k]
-        documents = sorted({by_id[c.chunk_id].document_id for c in pool})
-        with self._db.read() as session:
-            current = current_versions(session, principal, as_of=as_of, document_ids=documents)
-            dropped: Counter[str] = Counter()
-            accepted: list[tuple[Candidate, Evidence]] = []
-            for candidate in pool:
+    ) -> tuple[list[Evidence], Counter[str]]:
+        """Re-check candidates against SQL in rank order, a round of 2k at a time, until k hold."""
+        dropped: Counter[str] = Counter()
+        accepted: list[Evidence] = []
+        limit = min(len(candidates), VERIFY_DEPTH * k)
+        position = 0
+        while position < limit and len(_diversify(accepted, k)) < k:
+            batch = candidates[position : position + 2 * k]
+            position += len(batch)
+            current = verifier.lookup([by_id[c.chunk_id].document_id for c in batch])
+            for candidate in batch:
                 chunk = by_id[candidate.chunk_id]
+                doc = current.get(chunk.document_id)
                 reason = check_citation(
-                    current.get(chunk.document_id),
+                    doc,
                     version=chunk.version,
                     start=chunk.start,
                     end=chunk.end,
                     expected_text=block.texts[candidate.row],
                     indexed_hash=chunk.indexed_hash,
                 )
+                if reason is None and block.hashes[candidate.row] != getattr(
+                    doc, "content_hash", ""
+                ):
+                    reason = "stale_vector"  # the vector was computed from other content
                 if reason == "not_eligible":
-                    reason = why_not_eligible(
-                        session,
-                        principal,
-                        as_of=as_of,
-                        document_id=chunk.document_id,
-                        version=chunk.version,
-                    )
-                if reason is not None:
-                    dropped[reason] += 1
+                    reason = verifier.why_not(chunk.document_id, chunk.version)
+                if reason is not None or doc is None:
+                    dropped[reason or "not_eligible"] += 1
                     continue
-                doc = current[chunk.document_id]
                 accepted.append(
-                    (
-                        candidate,
-                        _evidence(
-                            doc, chunk_id=chunk.chunk_id, start=chunk.start, end=chunk.end, rank=0
-                        ),
+                    _evidence(
+                        doc, chunk_id=chunk.chunk_id, start=chunk.start, end=chunk.end, rank=0
                     )
                 )
-        chosen = _diversify([e for _, e in accepted], k)
-        ranked = [e.model_copy(update={"rank": i + 1}) for i, e in enumerate(chosen)]
-        return ranked, dropped, current
+        chosen = _diversify(accepted, k)
+        return [e.model_copy(update={"rank": i + 1}) for i, e in enumerate(chosen)], dropped
 
     def _chunk_for(self, principal: Principal, doc: Verified, start: int, end: int) -> str:
-        from sqlalchemy import select
-
-        from services.db.models import IndexChunk
-
-        active = self._index.active()
-        if active is not None:
-            with self._db.read() as session:
+        with self._db.read() as session:
+            found = active_index(session, self._index.space, principal.tenant_id)
+            if found is not None:
+                active = found[0]
                 chunk_id = session.scalar(
                     select(IndexChunk.chunk_id).where(
                         IndexChunk.index_version == active.index_version,
@@ -318,6 +328,74 @@ class RetrievalService:
                     "index_version": result.index_version,
                 },
             )
+
+
+class _Verifier:
+    """Fresh SQL reads of the documents hits come from, at most once per document per query.
+
+    One read transaction, opened after ranking (so it sees anything committed meanwhile) and
+    closed when the result is assembled.
+    """
+
+    def __init__(self, db: Database, principal: Principal, as_of: date) -> None:
+        self._db = db
+        self._principal = principal
+        self._as_of = as_of
+        self._current: dict[str, Verified | None] = {}
+        self._session: Session | None = None
+        self._scope: Any = None
+
+    def __enter__(self) -> _Verifier:
+        self._scope = self._db.read()
+        self._session = self._scope.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._scope.__exit__(*exc)
+        self._session = None
+
+    def lookup(self, document_ids: list[str]) -> dict[str, Verified]:
+        assert self._session is not None
+        needed = sorted({d for d in document_ids if d not in self._current})
+        if needed:
+            found = current_versions(
+                self._session, self._principal, as_of=self._as_of, document_ids=needed
+            )
+            for document_id in needed:
+                self._current[document_id] = found.get(document_id)
+        return {d: doc for d in document_ids if (doc := self._current.get(d)) is not None}
+
+    def why_not(self, document_id: str, version: int) -> str:
+        assert self._session is not None
+        return why_not_eligible(
+            self._session,
+            self._principal,
+            as_of=self._as_of,
+            document_id=document_id,
+            version=version,
+        )
+
+
+def _judge(
+    query: str, evidence: list[Evidence], block: TenantBlock, vector_z: dict[str, float]
+) -> Assessment:
+    """Relevance looks at each document's returned chunks together."""
+    by_doc: dict[str, list[Evidence]] = {}
+    for e in evidence:
+        by_doc.setdefault(e.ref, []).append(e)
+    items = []
+    for parts in by_doc.values():
+        rows = [block.row_of[e.chunk_id] for e in parts]
+        items.append(
+            Item(
+                evidence_ids=tuple(e.evidence_id for e in parts),
+                text="\n".join(block.matched[r] for r in rows),
+                units=frozenset().union(*(block.units[r] for r in rows)),
+                quote="\n".join(e.quote for e in parts),
+                vector_z=max(vector_z.get(e.chunk_id, 0.0) for e in parts),
+            )
+        )
+    return assess(query, items)
 
 
 def _evidence(doc: Verified, *, chunk_id: str, start: int, end: int, rank: int) -> Evidence:

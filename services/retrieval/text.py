@@ -142,6 +142,7 @@ _SUFFIXES = (
 )
 
 
+@functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light English stemmer: calibrated/calibration/calibrate, gauges/gauge, days/day meet."""
     if not word.isalpha() or len(word) <= 3 or word.endswith("ss"):
@@ -164,25 +165,29 @@ def tokens(text: str) -> list[str]:
     corpus they would make every same-language chunk look like a lexical match.
     """
     out: list[str] = []
-    for match in _TOKEN_OR_CJK.finditer(normalize(text)):
-        piece = match.group()
-        if _CJK_RUN.fullmatch(piece):
-            out.extend(ch for ch in piece if not is_function_char(ch))
+    function_chars = _function_chars()
+    for piece in _TOKEN_OR_CJK.findall(normalize(text)):
+        if piece[0] > "\u3000":  # CJK runs never mix with Latin in one match
+            out.extend(ch for ch in piece if ch not in function_chars)
             out.extend(piece[i : i + 2] for i in range(len(piece) - 1))
             continue
         if piece in EN_STOPWORDS:
             continue
         out.append(stem(piece))
-        if "-" in piece or "/" in piece or "." in piece:
+        if "-" in piece or "/" in piece or "." in piece or "_" in piece:
             out.extend(stem(part) for part in re.split(r"[-_./]", piece) if part)
     return out
 
 
 def identifiers(text: str) -> list[str]:
     """Codes that must match exactly: normalised, in order of appearance, without repeats."""
+    return identifiers_in(normalize(text))
+
+
+def identifiers_in(normalized: str) -> list[str]:
     found = [
         ident
-        for ident in _IDENTIFIER.findall(normalize(text))
+        for ident in _IDENTIFIER.findall(normalized)
         if not _VERSION_LABEL.match(ident)
         and not _QUANTITY_TOKEN.match(ident)
         and not ident.isdigit()
@@ -307,6 +312,7 @@ def unit_set(normalized_text: str) -> frozenset[str]:
     return frozenset(units)
 
 
+@functools.lru_cache(maxsize=16384)
 def key_units(text: str) -> frozenset[str]:
     """What two phrases must share to be about the same thing: CJK bigrams, content words,
     identifiers (function words and single characters do not count)."""

@@ -23,14 +23,15 @@ Where = dict[str, Any]
 
 # Chroma (SQLite underneath) refuses more than ~32k variables per statement; stay well below.
 ID_BATCH = 5000
-HNSW = {"space": "cosine", "ef_construction": 200, "ef_search": 200, "max_neighbors": 32}
+# Chroma defaults for construction (ef_construction 100, M 16): larger values halve write speed
+# and the governed path never searches HNSW (it scores eligible chunks exactly).
+HNSW = {"space": "cosine", "ef_search": 100}
 
 
 @dataclass(frozen=True)
 class VectorRecord:
     id: str
     metadata: Metadata = field(default_factory=dict)
-    document: str | None = None
     embedding: Vectors | None = None
 
 
@@ -49,7 +50,6 @@ class VectorStore(Protocol):
         *,
         ids: Sequence[str],
         embeddings: Vectors,
-        documents: Sequence[str],
         metadatas: Sequence[Metadata],
     ) -> None: ...
 
@@ -64,7 +64,6 @@ class VectorStore(Protocol):
         ids: Sequence[str] | None = None,
         where: Where | None = None,
         embeddings: bool = False,
-        documents: bool = True,
     ) -> list[VectorRecord]: ...
 
     def query(
@@ -163,7 +162,6 @@ class ChromaStore:
         *,
         ids: Sequence[str],
         embeddings: Vectors,
-        documents: Sequence[str],
         metadatas: Sequence[Metadata],
     ) -> None:
         target = self._collection(collection)
@@ -172,7 +170,6 @@ class ChromaStore:
             batch = {
                 "ids": list(ids[start:end]),
                 "embeddings": np.asarray(embeddings[start:end], dtype=np.float32),
-                "documents": list(documents[start:end]),
                 "metadatas": [_clean(m) for m in metadatas[start:end]],
             }
             _guard(partial(target.upsert, **batch))
@@ -198,11 +195,9 @@ class ChromaStore:
         ids: Sequence[str] | None = None,
         where: Where | None = None,
         embeddings: bool = False,
-        documents: bool = True,
     ) -> list[VectorRecord]:
         target = self._collection(collection)
-        include = ["metadatas"] + (["documents"] if documents else [])
-        include += ["embeddings"] if embeddings else []
+        include = ["metadatas"] + (["embeddings"] if embeddings else [])
         batches: list[list[str] | None] = (
             [list(ids[i : i + ID_BATCH]) for i in range(0, len(ids), ID_BATCH)]
             if ids is not None
@@ -213,7 +208,7 @@ class ChromaStore:
             if batch == []:
                 continue
             result = _guard(partial(target.get, ids=batch, where=where, include=include))
-            records.extend(_records(result, embeddings=embeddings, documents=documents))
+            records.extend(_records(result, embeddings=embeddings))
         return records
 
     def query(
@@ -276,13 +271,12 @@ class RetryingStore:
         *,
         ids: Sequence[str],
         embeddings: Vectors,
-        documents: Sequence[str],
         metadatas: Sequence[Metadata],
     ) -> None:
         self._call(
             "upsert",
             lambda: self.inner.upsert(
-                collection, ids=ids, embeddings=embeddings, documents=documents, metadatas=metadatas
+                collection, ids=ids, embeddings=embeddings, metadatas=metadatas
             ),
         )
 
@@ -301,13 +295,10 @@ class RetryingStore:
         ids: Sequence[str] | None = None,
         where: Where | None = None,
         embeddings: bool = False,
-        documents: bool = True,
     ) -> list[VectorRecord]:
         return self._call(
             "get",
-            lambda: self.inner.get(
-                collection, ids=ids, where=where, embeddings=embeddings, documents=documents
-            ),
+            lambda: self.inner.get(collection, ids=ids, where=where, embeddings=embeddings),
         )
 
     def query(
@@ -355,10 +346,9 @@ def _clean(metadata: Metadata) -> Metadata:
     return {key: value for key, value in metadata.items() if value is not None}
 
 
-def _records(result: Any, *, embeddings: bool, documents: bool) -> list[VectorRecord]:
+def _records(result: Any, *, embeddings: bool) -> list[VectorRecord]:
     ids = list(result["ids"])
     metas = result.get("metadatas") or [{}] * len(ids)
-    docs = result.get("documents") if documents else None
     vecs = result.get("embeddings") if embeddings else None
     out = []
     for i, record_id in enumerate(ids):
@@ -366,7 +356,6 @@ def _records(result: Any, *, embeddings: bool, documents: bool) -> list[VectorRe
             VectorRecord(
                 id=record_id,
                 metadata=dict(metas[i] or {}),
-                document=docs[i] if docs is not None else None,
                 embedding=np.asarray(vecs[i], dtype=np.float32) if vecs is not None else None,
             )
         )

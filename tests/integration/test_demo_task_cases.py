@@ -1,6 +1,7 @@
 """Every `task` case of the demo golden set (memory-demo@1) resumed on the demo corpus, with the
-offline analyzer and the governed retrieval: expected status, nothing forbidden used, relevant
-evidence found, confirmed fields never asked again, and every citation slicing to its quote."""
+offline analyzer, the governed retrieval and the real offline embedder: expected status, nothing
+forbidden used, relevant evidence found, confirmed fields never asked again, and every citation
+slicing to its quote."""
 
 from __future__ import annotations
 
@@ -33,7 +34,7 @@ def outcomes(tmp_path_factory) -> Iterator[dict[str, tuple[TaskCase, TaskCaseOut
     assert GOLDEN.as_of is not None
     clock = FakeClock(datetime.combine(GOLDEN.as_of, time(9), tzinfo=UTC))
     services: Services = bootstrap.build(
-        Settings(home=home, embedding_backend="hashing", analyzer="offline"),
+        Settings(home=home, embedding_backend="use", analyzer="offline"),
         clock=clock,
         ids=SequentialIds(),
     )

@@ -1,0 +1,211 @@
+"""CLI for retrieval: `retrieve`, `eval`, `index rebuild|sync|health|purge`, `bench ...`."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from services import evaluation
+from services.cli.main import AsOf, AsUser, JsonFlag, _services, emit, parse_as_of, run_command
+from services.retrieval.types import RetrievalResult
+from services.settings import Settings
+
+index_app = typer.Typer(no_args_is_help=True, help="The vector index: versions, sync, health.")
+bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks printing one JSON object.")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("retrieve")(retrieve)
+    app.command("eval")(eval_command)
+    app.add_typer(index_app, name="index")
+    app.add_typer(bench_app, name="bench")
+
+
+def retrieve(
+    query: Annotated[str, typer.Argument(help="What to look for, in any language.")],
+    as_user: AsUser,
+    as_of: AsOf = None,
+    k: Annotated[int, typer.Option("--k", help="How many citations at most.")] = 5,
+    as_json: JsonFlag = False,
+) -> None:
+    """Governed retrieval as USER: only approved, valid, readable evidence, re-verified."""
+    with _services() as services:
+
+        def run() -> RetrievalResult:
+            principal = services.directory.principal(as_user)
+            return services.retrieval.retrieve(principal, query, k=k, as_of=parse_as_of(as_of))
+
+        result = run_command(run)
+        if as_json:
+            payload = {
+                "status": result.status,
+                "evidence": [
+                    e.model_dump(
+                        mode="json",
+                        include={
+                            "evidence_id",
+                            "document_id",
+                            "version",
+                            "chunk_id",
+                            "knowledge_class",
+                            "title",
+                            "start",
+                            "end",
+                            "quote",
+                            "content_hash",
+                        },
+                    )
+                    for e in result.evidence
+                ],
+                "conflicts": [c.model_dump(mode="json") for c in result.conflicts],
+                "missing": result.missing,
+            }
+            emit(payload, as_json=True)
+        else:
+            typer.echo(_retrieval_text(result))
+
+
+def eval_command(
+    corpus: Annotated[Path, typer.Option("--corpus", help="corpus@1 file to load.")],
+    golden: Annotated[Path, typer.Option("--golden", help="golden@1 cases to run.")],
+    as_json: JsonFlag = False,
+) -> None:
+    """Run golden@1 cases against CORPUS in a fresh temporary store (never your data)."""
+    report = run_command(lambda: evaluation.evaluate(Settings(), corpus=corpus, golden_path=golden))
+    if as_json:
+        sys.stdout.write(evaluation.dumps(report) + "\n")
+    else:
+        typer.echo(evaluation.render_text(report))
+
+
+@index_app.command("rebuild")
+def index_rebuild(as_json: JsonFlag = False) -> None:
+    """Build a new index version, verify it, switch to it atomically, drop the old one."""
+    with _services() as services:
+        run_command(lambda: _initialised(services))
+        info = run_command(services.index.rebuild)
+        emit(
+            info,
+            as_json=as_json,
+            text=lambda: (
+                f"active index {info.index_version}: {info.chunk_count} chunks "
+                f"({info.embedding_model}, {info.dimension}-d, {info.chunker_version})"
+            ),
+        )
+
+
+@index_app.command("sync")
+def index_sync(as_json: JsonFlag = False) -> None:
+    """Bring the active index in line with SQL (what imports and publications trigger)."""
+    with _services() as services:
+        run_command(lambda: _initialised(services))
+        report = run_command(lambda: services.index.sync())
+        emit(
+            report,
+            as_json=as_json,
+            text=lambda: (
+                f"index {report.index_version}: +{report.chunks_added} "
+                f"-{report.chunks_removed} chunks" + (" (rebuilt)" if report.rebuilt else "")
+            ),
+        )
+
+
+@index_app.command("health")
+def index_health(as_json: JsonFlag = False) -> None:
+    """Active version, counts, documents not yet searchable, orphans and leftovers."""
+    with _services() as services:
+        health = run_command(services.index.health)
+        payload = {**health.model_dump(mode="json"), "ok": health.ok}
+        emit(payload, as_json=as_json, text=lambda: _health_text(payload))
+        if not health.ok:
+            raise typer.Exit(1)
+
+
+@index_app.command("purge")
+def index_purge(
+    document_id: Annotated[str, typer.Argument()],
+    tenant: Annotated[str, typer.Option("--tenant", help="Tenant of the document.")],
+    version: Annotated[int | None, typer.Option("--version")] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """Remove a document's vectors and cache entries and prove they are gone."""
+    with _services() as services:
+        report = run_command(
+            lambda: services.index.purge_document(
+                tenant_id=tenant, document_id=document_id, version=version, actor="cli:purge"
+            )
+        )
+        emit(
+            report,
+            as_json=as_json,
+            text=lambda: (
+                f"purged {report.chunks_removed} chunk(s) of {document_id}; "
+                "verified gone from the store, SQL and caches"
+            ),
+        )
+
+
+@bench_app.command("retrieval")
+def bench_retrieval(
+    chunks: Annotated[int, typer.Option("--chunks")] = 100_000,
+    tenants: Annotated[int, typer.Option("--tenants")] = 100,
+    queries: Annotated[int, typer.Option("--queries")] = 300,
+    as_json: JsonFlag = False,
+) -> None:
+    """Governed retrieval vs one shared Chroma collection with a `where` filter."""
+    from services.retrieval import bench
+
+    result = run_command(
+        lambda: bench.retrieval(Settings(), chunks=chunks, tenants=tenants, queries=queries)
+    )
+    emit(result, as_json=as_json, text=lambda: json.dumps(result, indent=2))
+
+
+@bench_app.command("ingest")
+def bench_ingest(
+    chunks: Annotated[int, typer.Option("--chunks")] = 2000,
+    as_json: JsonFlag = False,
+) -> None:
+    """Chunk + embed + index + verify + switch with the default embedder, vs the raw model."""
+    from services.retrieval import bench
+
+    result = run_command(lambda: bench.ingest(Settings(), chunks=chunks))
+    emit(result, as_json=as_json, text=lambda: json.dumps(result, indent=2))
+
+
+def _initialised(services: Any) -> None:
+    from services import bootstrap
+
+    bootstrap.initialise(services)
+
+
+def _retrieval_text(result: RetrievalResult) -> str:
+    lines = [f"status: {result.status}  (as of {result.as_of}, index {result.index_version})"]
+    for e in result.evidence:
+        label = " [history: a past decision, not a current commitment]" if e.is_history else ""
+        lines.append(f"{e.rank}. {e.evidence_id}  {e.title}{label}")
+        lines.append(f"   {e.quote.replace(chr(10), ' ')}")
+    for conflict in result.conflicts:
+        lines.append(f"conflict on {conflict.fact} ({conflict.unit}):")
+        lines += [f"   {v.value}  {v.evidence_id}  「{v.quote}」" for v in conflict.values]
+    if result.missing:
+        lines.append("missing: " + ", ".join(result.missing))
+    if result.dropped:
+        lines.append("dropped by re-verification: " + json.dumps(result.dropped))
+    return "\n".join(lines)
+
+
+def _health_text(payload: dict[str, Any]) -> str:
+    active = payload["active"] or {}
+    lines = [
+        f"index space {payload['space']}: active {active.get('index_version', '-')}",
+        f"  chunks: SQL {payload['sql_chunks']}, vectors {payload['vector_count']}",
+        f"  approved versions {payload['approved_versions']}, "
+        f"indexed {payload['indexed_versions']}",
+    ]
+    lines += [f"  problem: {p}" for p in payload["problems"]] or ["  ok"]
+    return "\n".join(lines)

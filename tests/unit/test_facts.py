@@ -1,0 +1,85 @@
+"""Facts (attribute phrase + quantity) and the rule that makes two of them a conflict."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.retrieval.facts import conflicting, extract_facts, quantity_units
+
+
+def _one(text: str) -> tuple[str, str, str]:
+    facts = extract_facts(text)
+    assert len(facts) == 1, facts
+    return facts[0].attribute, facts[0].unit, facts[0].value
+
+
+@pytest.mark.parametrize(
+    ("sentence", "unit", "value"),
+    [
+        ("新版：標準交期 15 日；特殊檢驗另評估。", "day", "15"),
+        ("耐磨用途採硬陽極處理，A6061-T6 硬陽極膜厚為 25 µm，公差另計。", "µm", "25"),
+        ("The calibration interval for handheld gauges is 6 months.", "month", "6"),
+        ("每箱重量不超過 15 公斤，箱內空隙以緩衝材填滿。", "kg", "15"),
+        ("鈍化件之中性鹽霧試驗時數為 48 小時。", "hour", "48"),
+        ("內流道表面粗糙度 Ra ≤ 0.4 µm。", "µm", "≤0.4"),
+    ],
+)
+def test_a_quantity_ending_its_clause_is_a_fact_about_the_phrase_before_it(
+    sentence: str, unit: str, value: str
+) -> None:
+    _attribute, got_unit, got_value = _one(sentence)
+    assert (got_unit, got_value) == (unit, value)
+
+
+def test_a_label_before_a_colon_is_the_attribute() -> None:
+    attribute, unit, value = _one("固定座單價：NT$ 142。")
+    assert (unit, value) == ("TWD", "142")
+    assert attribute  # the label, not the empty text after the colon
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "本版自 2026-01-01 生效。",  # a date is not a quantity
+        "適用 SUS304、SUS316L 材料。",  # nor are the digits of a part number
+        "量產中每 20 件抽測一次。",  # the quantity sits inside a longer predicate
+        "溫度 40 至 60°C。",  # 「溫度」 alone names nothing specific
+        "工程部應於 2 個工作日內回覆。",
+    ],
+)
+def test_what_is_not_a_fact(sentence: str) -> None:
+    assert extract_facts(sentence) == []
+
+
+def test_different_values_for_the_same_attribute_conflict() -> None:
+    a = extract_facts("A6061-T6 硬陽極膜厚為 25 µm。")[0]
+    b = extract_facts("A6061-T6 硬陽極膜厚為 35 µm。")[0]
+    assert conflicting(a, b)
+
+
+def test_a_longer_cjk_phrase_ending_in_the_same_attribute_is_the_same_attribute() -> None:
+    a = extract_facts("客戶要求時，中性鹽霧試驗時數為 48 小時。")[0]
+    b = extract_facts("耐蝕性驗證之中性鹽霧試驗時數為 72 小時。")[0]
+    assert conflicting(a, b)
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        ("標準交期 15 日。", "標準交期 15 日。"),  # same value
+        ("標準交期 15 日。", "標準交期 15 小時。"),  # other unit
+        ("一般客戶付款條件為月結 60 日。", "貨款以月結 90 日。"),  # shared ending too short
+        (
+            "The calibration interval for handheld gauges is 6 months.",
+            "The cleaning interval for handheld gauges is 12 months.",
+        ),
+    ],
+)
+def test_what_does_not_conflict(left: str, right: str) -> None:
+    a, b = extract_facts(left), extract_facts(right)
+    assert not any(conflicting(x, y) for x in a for y in b)
+
+
+def test_quantity_units_lists_every_kind_of_amount_stated() -> None:
+    units = quantity_units("單價：NT$ 86.5／件，交期：12 日，交貨日期 2026-05-08，毛重 500 kg。")
+    assert {"TWD", "day", "date", "kg"} <= units

@@ -1,0 +1,82 @@
+"""Normalisation, identifiers and query terms: the lexical side of retrieval."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.retrieval import text
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("SUS304 1,200 件", ["sus304"]),
+        ("ＳＵＳ３１６Ｌ 的鈍化", ["sus316l"]),
+        ("PN-7731-B 與 PN-7731-C", ["pn-7731-b", "pn-7731-c"]),
+        ("Q42 的報價", ["q42"]),
+        ("A6061-T6 硬陽極", ["a6061-t6"]),
+        ("Ti-6Al-4V Grade 5", ["ti-6al-4v"]),
+        ("8D 報告", ["8d"]),
+        ("SOP v2 的交期", []),  # version labels are metadata
+        ("Can we accept 120-day payment terms?", []),  # quantities are not codes
+        ("標準交期是幾天", []),
+    ],
+)
+def test_identifiers_are_codes_with_letters_and_digits(query: str, expected: list[str]) -> None:
+    assert text.identifiers(query) == expected
+
+
+@pytest.mark.parametrize(
+    ("haystack", "needle", "found"),
+    [
+        ("材質 SUS304，數量", "sus304", True),
+        ("材質 SUS3040", "sus304", False),
+        ("SUS304L 棒材", "sus304", False),
+        ("料號pn-7731-b固定座", "pn-7731-b", True),
+        ("pn-7731-bx", "pn-7731-b", False),
+    ],
+)
+def test_identifiers_match_whole_tokens_only(haystack: str, needle: str, found: bool) -> None:
+    assert text.contains_identifier(text.normalize(haystack), needle) is found
+
+
+def test_normalize_folds_width_case_script_and_thousands() -> None:
+    assert text.normalize("標準交期 ＳＵＳ３０４ 1,200 件") == "标准交期 sus304 1200 件"
+    assert text.normalize("标准交期") == text.normalize("標準交期")
+
+
+def test_tokens_are_cjk_unigrams_and_bigrams_and_stemmed_words() -> None:
+    tokens = text.tokens("標準交期 for handheld gauges")
+    assert {"标准", "准交", "交期", "标", "期"} <= set(tokens)
+    assert text.stem("gauge") in tokens and "handheld" in tokens
+    assert "for" not in tokens  # stopwords would make every English chunk a lexical match
+
+
+def test_stemming_joins_inflections() -> None:
+    assert text.stem("calibrated") == text.stem("calibration") == text.stem("calibrate")
+    assert text.stem("gauges") == text.stem("gauge")
+    assert text.stem("shipped") == text.stem("shipping") == "ship"
+    assert text.stem("process") == "process"
+
+
+def test_content_terms_drop_function_words_and_proposed_quantities() -> None:
+    terms = [t.display for t in text.content_terms("Q42 的報價可以先用 7 日交期寄給客戶嗎？")]
+    assert terms[0] == "Q42"
+    assert "7" not in "".join(terms)
+    assert all(word not in "".join(terms) for word in ("可以", "嗎", "的"))
+
+
+def test_content_terms_of_an_english_question_are_its_content_words() -> None:
+    terms = [t.text for t in text.content_terms("How often do handheld gauges need calibration?")]
+    assert terms == ["handheld", text.stem("gauges"), text.stem("calibration")]
+
+
+def test_a_cjk_term_is_found_by_the_characters_its_bigrams_cover() -> None:
+    term = next(t for t in text.content_terms("交期延長") if t.kind == "cjk")
+    units = text.unit_set(text.normalize("新版：標準交期 15 日"))
+    assert term.coverage(units) == pytest.approx(0.5)
+
+
+def test_script_of_tells_chinese_from_english_text() -> None:
+    assert text.script_of("PN-7731-B 固定座 CNC 加工作業指導書") == "cjk"
+    assert text.script_of("The calibration interval is 6 months.") == "latin"
