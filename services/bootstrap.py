@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.agents.approval_flow import ApprovalFlow
+from services.agents.resume import Resumer
 from services.agents.runs import RunQueue
 from services.agents.supervisor import Supervisor
 from services.agents.wiring import build_agents
@@ -45,6 +46,7 @@ class Services:
     approval_flow: ApprovalFlow = field(repr=False)
     supervisor: Supervisor = field(repr=False)
     worker: Worker = field(repr=False)
+    resumer: Resumer = field(repr=False)
 
     def close(self) -> None:
         self.index.close()
@@ -112,6 +114,7 @@ def build(
         approval_flow=agents.approval_flow,
         supervisor=agents.supervisor,
         worker=agents.worker,
+        resumer=agents.resumer,
     )
 
 

@@ -11,6 +11,7 @@ from services.agents.approval_flow import ApprovalFlow
 from services.agents.gathering import Gatherer
 from services.agents.ports import Analyzer, Retriever
 from services.agents.prompts import get_prompt
+from services.agents.resume import Resumer
 from services.agents.review import ModelReviewer, ReviewAgent
 from services.agents.runs import RunLimits, RunQueue
 from services.agents.supervisor import Supervisor
@@ -18,6 +19,7 @@ from services.agents.worker import Worker
 from services.approvals import ApprovalService
 from services.clock import Clock, IdGenerator
 from services.db.engine import Database
+from services.errors import InvalidInput
 from services.knowledge import KnowledgeStore
 from services.settings import Settings
 from services.tasks import TaskService
@@ -33,6 +35,7 @@ class AgentServices:
     approval_flow: ApprovalFlow
     supervisor: Supervisor
     worker: Worker
+    resumer: Resumer
 
 
 def build_agents(
@@ -102,7 +105,13 @@ def build_agents(
         clock=clock,
         worker_id=f"{socket.gethostname()}:{ids.new('worker')}",
     )
-    return AgentServices(runs=queue, approval_flow=flow, supervisor=supervisor, worker=worker)
+    return AgentServices(
+        runs=queue,
+        approval_flow=flow,
+        supervisor=supervisor,
+        worker=worker,
+        resumer=Resumer(queue=queue, worker=worker, tasks=tasks),
+    )
 
 
 def _caller(settings: Settings, client: Any | None) -> GeminiCaller:
@@ -110,7 +119,7 @@ def _caller(settings: Settings, client: Any | None) -> GeminiCaller:
 
     if client is None:
         if settings.gemini_api_key is None:
-            raise ValueError("MEMDESK_ANALYZER=gemini needs MEMDESK_GEMINI_API_KEY")
+            raise InvalidInput("MEMDESK_ANALYZER=gemini needs MEMDESK_GEMINI_API_KEY")
         client = build_client(
             api_key=settings.gemini_api_key.get_secret_value(),
             timeout_seconds=settings.model_timeout_seconds,

@@ -46,19 +46,10 @@ def resume(
 
         def go() -> dict[str, Any]:
             principal = principal_for(services, as_user)
-            run = services.runs.enqueue(
+            result = services.resumer.resume(
                 principal, task_id, supplement=supplement, as_of=parse_as_of(as_of)
             )
-            done = services.worker.drain(run.run_id)
-            return {
-                "decision": done.decision,
-                "evidence": [
-                    _evidence_json(item) for item in services.runs.evidence(principal, run.run_id)
-                ],
-                "state": services.tasks.get(principal, task_id).state.model_dump(mode="json"),
-                "run_id": done.run_id,
-                "run": _run_json(done),
-            }
+            return {**result.as_json(), "run": _run_json(result.run)}
 
         result = run_command(go)
         emit(result, as_json=as_json, text=lambda: _resume_text(result))
@@ -226,23 +217,6 @@ def approvals_reject(
 ) -> None:
     """Reject one item; the task goes back to waiting for input with the reason."""
     _decide(as_user, approval_id, False, comment, as_json)
-
-
-def _evidence_json(item: Any) -> dict[str, Any]:
-    keys = (
-        "evidence_id",
-        "document_id",
-        "version",
-        "chunk_id",
-        "knowledge_class",
-        "title",
-        "start",
-        "end",
-        "quote",
-        "content_hash",
-    )
-    data: dict[str, Any] = item.model_dump(mode="json")
-    return {key: data[key] for key in keys}
 
 
 def _run_json(run: RunView) -> dict[str, Any]:
