@@ -10,7 +10,7 @@ with backoff. The SDK's own retries stay off so the queue alone counts attempts.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal
 
 import httpx
 from google import genai
@@ -25,6 +25,23 @@ from services.contracts.memory_input import MemoryInput
 from services.principals import Principal
 
 TRANSIENT_CODES = frozenset({408, 429, 500, 502, 503, 504})
+
+
+class _WireClaim(BaseModel):
+    text: str
+    evidence_ids: list[str]
+
+
+class _WireDecision(BaseModel):
+    """memory-decision@1 in the plain subset Gemini's response_schema understands (types, enums,
+    required fields). What comes back is validated against the strict MemoryDecision."""
+
+    task_id: str
+    state_revision: int
+    status: Literal["ready_for_review", "insufficient_evidence", "source_conflict"]
+    claims: list[_WireClaim]
+    missing_fields: list[str]
+    proposed_next_action: Literal["human_review", "request_information"]
 
 
 class GeminiBinding(BaseModel):
@@ -169,15 +186,13 @@ class GeminiAnalyzer:
         text, usage = self._caller.generate(
             system=self._prompt.system,
             contents=self._prompt.render_input(data.model_dump(mode="json")),
-            schema=MemoryDecision,
+            schema=_WireDecision,
         )
         decision = parse_strict(text, MemoryDecision, usage)
         return Analysis(decision=decision, usage=usage, model=self.model, finish_reason="STOP")
 
 
 class _ModelVerdict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
     problems: list[str]
 
 

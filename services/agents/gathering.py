@@ -149,7 +149,9 @@ class Gatherer:
         cancel_point: Callable[[], None],
     ) -> Gathered:
         carried = self._revalidate(principal, run, as_of)
-        needs = plan_needs(state, reading, run.supplement, self._task_documents(principal, state))
+        # The task's own documents and its recorded next step say what the work is about.
+        context = [*self._task_documents(principal, state), state.next_step or ""]
+        needs = plan_needs(state, reading, run.supplement, context)
         pool: dict[str, Evidence] = {}
         conflicts: list[InputConflict] = []
         final: list[Need] = []
