@@ -24,6 +24,7 @@ MODEL_ID = "offline-rules@1"
 # Only authoritative facts back a claim: history (past quotes, the customer's own mails) is
 # comparable but never a current answer, and an inference is a draft.
 _CLAIMABLE = ("fact",)
+MIN_SENTENCE = 6  # characters: shorter "sentences" are headings or list numbers
 
 
 class OfflineAnalyzer:
@@ -120,22 +121,26 @@ def _need_claim(need: Need, evidence: dict[str, InputEvidence], chinese: bool) -
 
 
 def best_sentence(quote: str, query: str, *, topic: str | None = None) -> str | None:
-    """The sentence of `quote` sharing most words with the query. With a glossary topic, only
-    sentences naming it qualify; instructions never do."""
+    """The sentence of `quote` that best answers the query: one naming the glossary topic if
+    there is one, else the one sharing most words with the query, else the first substantive
+    sentence (retrieval already judged the passage relevant). Instructions never qualify."""
     wanted = char_bigrams(query)
-    known_topic = topic is not None and topic in GLOSSARY
-    best: tuple[int, int] | None = None
-    best_score = 0 if known_topic else 1
-    for start, end in sentences_with_spans(quote):
-        sentence = quote[start:end]
-        if looks_like_instruction(sentence):
-            continue
-        if known_topic and not mentions(sentence, topic or ""):
-            continue
-        score = len(char_bigrams(sentence) & wanted)
-        if score > best_score or (best is None and score >= best_score):
-            best, best_score = (start, end), score
-    return quote[best[0] : best[1]] if best else None
+    candidates = [
+        (start, end)
+        for start, end in sentences_with_spans(quote)
+        if not looks_like_instruction(quote[start:end]) and end - start >= MIN_SENTENCE
+    ]
+    if not candidates:
+        return None
+    if topic is not None and topic in GLOSSARY:
+        naming = [span for span in candidates if mentions(quote[span[0] : span[1]], topic)]
+        candidates = naming or candidates
+
+    def overlap(span: tuple[int, int]) -> int:
+        return len(char_bigrams(quote[span[0] : span[1]]) & wanted)
+
+    start, end = max(candidates, key=lambda span: (overlap(span), -span[0]))
+    return quote[start:end]
 
 
 def _cite(need_label: str, item: InputEvidence, sentence: str, chinese: bool) -> str:
