@@ -53,9 +53,9 @@ class OfflineAnalyzer:
             unanswered.append(_missing_key(need))
             if need.required:
                 missing.append(_missing_key(need))
-        prefix = "需工程確認" if chinese else "Engineering to confirm"
+        prefix = "需工程確認：" if chinese else "Engineering to confirm: "
         claims += [
-            Claim(text=f"{prefix}：{item.text}", evidence_ids=[item.evidence_id])
+            Claim(text=f"{prefix}{item.text}", evidence_ids=[item.evidence_id])
             for item in data.engineering_items
             if item.evidence_id in evidence
         ]
