@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from services.approvals import ApprovalService
 from services.audit import AuditService
 from services.clock import Clock, IdGenerator, SystemClock, UuidIds
 from services.db.engine import Database, make_engine
@@ -33,6 +34,7 @@ class Services:
     index: IndexManager = field(repr=False)
     retrieval: RetrievalService = field(repr=False)
     importer: CorpusImporter = field(repr=False)
+    approvals: ApprovalService = field(repr=False)
 
     def close(self) -> None:
         self.index.close()
@@ -80,6 +82,7 @@ def build(
         index=index,
         retrieval=retrieval,
         importer=importer,
+        approvals=ApprovalService(db=db, clock=clock),
     )
 
 

@@ -90,5 +90,15 @@ class LegalHold(MemdeskError):
     bad_input = True
 
 
+class RetriesExhausted(MemdeskError):
+    """Every allowed attempt failed; the work goes to a dead letter and a person takes over."""
+
+    def __init__(self, *, what: str, attempts: int, last_error: BaseException) -> None:
+        super().__init__(f"{what} failed after {attempts} attempt(s): {last_error}")
+        self.what = what
+        self.attempts = attempts
+        self.last_error = last_error
+
+
 class BudgetExceeded(MemdeskError):
     """A tenant's rate limit or token budget refuses more work for now."""

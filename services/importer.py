@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -16,12 +17,12 @@ from sqlalchemy.orm import Session
 from services import audit
 from services.clock import Clock
 from services.contracts import json_schema
-from services.contracts.corpus import Corpus, CorpusDocument, CorpusTask, CorpusUser
+from services.contracts.corpus import Corpus, CorpusDocument, CorpusTask, CorpusUser, DocStatus
 from services.contracts.task_state import TaskState
 from services.db.engine import Database
 from services.db.models import DocumentVersion, TaskRow, Tenant, User
 from services.errors import InvalidInput
-from services.knowledge import KnowledgeStore, NewVersion, content_hash
+from services.knowledge import DOC_TRANSITIONS, KnowledgeStore, NewVersion, content_hash
 from services.principals import ROLES
 from services.tasks import TaskService
 
@@ -92,15 +93,15 @@ class CorpusImporter:
         warnings = _unknown_field_warnings(raw or {}) if raw else []
         problems = self._check_file(corpus, warnings)
         if problems:
-            raise InvalidInput(f"{source}: {len(problems)} problem(s)", problems=problems)
+            raise _refused(source, problems)
         created: Counter[str] = Counter()
         updated: Counter[str] = Counter()
         unchanged: Counter[str] = Counter()
         changed_docs: list[str] = []
         with self._db.write() as session:
-            problems = self._check_against_store(session, corpus)
+            problems = self._check_against_store(session, corpus, warnings)
             if problems:
-                raise InvalidInput(f"{source}: {len(problems)} problem(s)", problems=problems)
+                raise _refused(source, problems)
             for tenant in corpus.tenants:
                 outcome = self._upsert_tenant(session, tenant.tenant_id, tenant.name)
                 _count(outcome, "tenants", created, updated, unchanged)
@@ -151,19 +152,26 @@ class CorpusImporter:
     # ---- validation --------------------------------------------------------------------
     def _check_file(self, corpus: Corpus, warnings: list[str]) -> list[str]:
         problems: list[str] = []
-        for kind, keys in (
-            ("tenant", [t.tenant_id for t in corpus.tenants]),
-            ("user", [u.user_id for u in corpus.users]),
-            ("document version", [f"{d.tenant_id}/{d.ref}" for d in corpus.documents]),
-            ("task", [f"{t.tenant_id}/{t.task_id}" for t in corpus.tasks]),
+        for section, keys in (
+            ("tenants", [t.tenant_id for t in corpus.tenants]),
+            ("users", [u.user_id for u in corpus.users]),
+            ("documents", [f"{d.tenant_id}/{d.ref}" for d in corpus.documents]),
+            ("tasks", [f"{t.tenant_id}/{t.task_id}" for t in corpus.tasks]),
         ):
-            for key, count in Counter(keys).items():
-                if count > 1:
-                    problems.append(f"duplicate {kind} {key} ({count} times)")
+            positions: dict[str, list[int]] = {}
+            for i, key in enumerate(keys):
+                positions.setdefault(key, []).append(i)
+            for key, where in positions.items():
+                if len(where) > 1:
+                    places = ", ".join(f"{section}[{i}]" for i in where)
+                    name = key.split("/")[-1]
+                    problems.append(
+                        f"{section}[{where[-1]}] ({name}): duplicate, {key} appears at {places}"
+                    )
         for i, doc in enumerate(corpus.documents):
             if len(doc.body) > self._max_body:
                 problems.append(
-                    f"documents[{i}] ({doc.ref}): body has {len(doc.body):,} characters, "
+                    f"documents[{i}] ({doc.ref}).body: {len(doc.body):,} characters, "
                     f"more than the limit of {self._max_body:,}"
                 )
         for i, user in enumerate(corpus.users):
@@ -172,7 +180,9 @@ class CorpusImporter:
                 warnings.append(f"users[{i}] ({user.user_id}): unknown roles {unknown}")
         return problems
 
-    def _check_against_store(self, session: Session, corpus: Corpus) -> list[str]:
+    def _check_against_store(
+        self, session: Session, corpus: Corpus, warnings: list[str]
+    ) -> list[str]:
         known = {t.tenant_id for t in corpus.tenants}
         known |= set(session.scalars(select(Tenant.tenant_id)))
         problems = []
@@ -185,7 +195,7 @@ class CorpusImporter:
             for i, record in enumerate(records):
                 if record.tenant_id not in known:
                     problems.append(
-                        f"{section}[{i}] ({_label(record)}): tenant_id '{record.tenant_id}' "
+                        f"{section}[{i}] ({_label(record)}).tenant_id: '{record.tenant_id}' "
                         "is not a known tenant (add it to 'tenants')"
                     )
         for i, user in enumerate(corpus.users):
@@ -197,10 +207,23 @@ class CorpusImporter:
                 )
         for i, doc in enumerate(corpus.documents):
             row = session.get(DocumentVersion, (doc.tenant_id, doc.document_id, doc.version))
-            if row is not None and row.content_hash != content_hash(doc.body):
+            if row is None:
+                continue
+            if row.content_hash != content_hash(doc.body):
                 problems.append(
-                    f"documents[{i}] ({doc.ref}): version {doc.version} already exists with a "
-                    "different body; versions are immutable, import it as a new version"
+                    f"documents[{i}] ({doc.ref}).body: version {doc.version} already exists with "
+                    "a different body; versions are immutable, import it as a new version"
+                )
+            change = _status_change(row.status, doc.status.value)
+            if change == "conflict":
+                problems.append(
+                    f"documents[{i}] ({doc.ref}).status: the store has it as {row.status}, "
+                    f"which cannot become {doc.status.value}"
+                )
+            elif change == "keep":
+                warnings.append(
+                    f"documents[{i}] ({doc.ref}).status: kept {row.status} from the store "
+                    f"(the file says {doc.status.value}; a lifecycle never goes back)"
                 )
         for i, task in enumerate(corpus.tasks):
             task_row = session.get(TaskRow, (task.tenant_id, task.task_id))
@@ -274,14 +297,21 @@ class CorpusImporter:
             return "created"
         wanted = {f: _plain(getattr(doc, f)) for f in _MUTABLE_DOC_FIELDS}
         have = {f: _plain(getattr(row, f)) for f in _MUTABLE_DOC_FIELDS}
+        if _status_change(row.status, doc.status.value) != "advance":
+            wanted["status"] = have["status"]  # the store's lifecycle is ahead (or the same)
         if wanted == have:
             return "unchanged"
+        if wanted["status"] != have["status"]:
+            self._knowledge.transition(
+                session, row, target=doc.status, actor=actor, reason="corpus import"
+            )
         for field, value in wanted.items():
+            if field == "status" or value == have[field]:
+                continue
             if field == "acl":
                 self._knowledge.set_acl(session, row, value)
             else:
                 setattr(row, field, value)
-        row.status_changed_at = self._clock.now()
         audit.record(
             session,
             clock=self._clock,
@@ -307,8 +337,11 @@ def parse_json_bytes(raw: bytes, *, source: str) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         raise InvalidInput(
-            f"{source}: not valid UTF-8 (byte {exc.start}: {raw[exc.start : exc.start + 4]!r})"
+            f"{source}: not valid UTF-8 at line {line}, column {column} (byte offset "
+            f"{exc.start}: {raw[exc.start : exc.start + 4]!r})"
         ) from exc
     try:
         data = json.loads(text)
@@ -322,22 +355,54 @@ def parse_json_bytes(raw: bytes, *, source: str) -> dict[str, Any]:
 
 
 def validate_corpus(data: dict[str, Any], *, source: str) -> Corpus:
+    """Validate against the pydantic model and the exported JSON Schema; one problem per field.
+
+    Both checks see the same contract, so most mistakes trip both: the pydantic message (which
+    carries our own wording) is kept, and a JSON Schema error is added only for a field nothing
+    else complained about (e.g. "2" where an integer is required, which pydantic would coerce).
+    """
     version = data.get("schema_version")
     if version != "corpus@1":
         raise InvalidInput(f"{source}: schema_version must be 'corpus@1', got {version!r}")
-    problems = [
-        f"{_path_label(data, list(error.absolute_path))}: {error.message}"
-        for error in jsonschema.Draft202012Validator(json_schema("corpus@1")).iter_errors(data)
-    ]
+    found: dict[tuple[Any, ...], str] = {}
+    corpus: Corpus | None = None
     try:
         corpus = Corpus.model_validate(data)
     except ValidationError as exc:
-        problems += [f"{_path_label(data, list(err['loc']))}: {err['msg']}" for err in exc.errors()]
-        corpus = None
-    if problems or corpus is None:
-        unique = list(dict.fromkeys(problems))
-        raise InvalidInput(f"{source}: {len(unique)} problem(s)", problems=unique)
+        for err in exc.errors():
+            found.setdefault(tuple(err["loc"]), _pydantic_message(err))
+    for error in jsonschema.Draft202012Validator(json_schema("corpus@1")).iter_errors(data):
+        loc = tuple(error.absolute_path)
+        missing = _REQUIRED.match(error.message) if error.validator == "required" else None
+        if missing:
+            loc += (missing.group(1),)
+        if not any(_overlaps(loc, known) for known in found):
+            found[loc] = "required field is missing" if missing else error.message
+    if found or corpus is None:
+        problems = [f"{_path_label(data, list(loc))}: {msg}" for loc, msg in found.items()]
+        raise _refused(source, problems)
     return corpus
+
+
+def _refused(source: str, problems: list[str]) -> InvalidInput:
+    summary = problems[0] if len(problems) == 1 else f"{len(problems)} problems"
+    return InvalidInput(f"{source}: {summary}", problems=problems)
+
+
+_REQUIRED = re.compile(r"^'(.+)' is a required property$")
+
+
+def _pydantic_message(err: Any) -> str:
+    if err["type"] == "missing":
+        return "required field is missing"
+    message = str(err["msg"])
+    return message.removeprefix("Value error, ")
+
+
+def _overlaps(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """The same field, or one inside the other (one record gets one message per field)."""
+    shorter = min(len(a), len(b))
+    return a[:shorter] == b[:shorter]
 
 
 def _path_label(data: dict[str, Any], loc: list[Any]) -> str:
@@ -394,6 +459,22 @@ def _plain(value: Any) -> Any:
     if isinstance(value, list):
         return list(value)
     return value
+
+
+def _status_change(stored: str, wanted: str) -> str:
+    """same | advance (a legal transition) | keep (the store is already further along) |
+    conflict. A re-import never undoes a revocation or a supersession made in the console."""
+    if stored == wanted:
+        return "same"
+    if DocStatus(wanted) in DOC_TRANSITIONS[DocStatus(stored)]:
+        return "advance"
+    reachable, frontier = set(), [DocStatus(wanted)]
+    while frontier:
+        for nxt in DOC_TRANSITIONS[frontier.pop()]:
+            if nxt not in reachable:
+                reachable.add(nxt)
+                frontier.append(nxt)
+    return "keep" if DocStatus(stored) in reachable else "conflict"
 
 
 def _task_fields(task: Any) -> tuple[Any, ...]:

@@ -449,6 +449,28 @@ class TaskService:
                 session.delete(row)
         return PurgeReport(dry_run=dry_run, removed=removed, kept_on_hold=held)
 
+    def reschedule_expiry(self, session: Session, *, tenant_id: str) -> int:
+        """Re-derive expires_at of the tenant's completed tasks from its current retention
+        period. Whoever changes the policy calls this in the same unit of work, so a shorter
+        period also applies to tasks completed before the change. Returns how many moved."""
+        days = self._retention_days(session, tenant_id)
+        moved = 0
+        completed = session.scalars(
+            select(TaskRow).where(
+                TaskRow.tenant_id == tenant_id,
+                TaskRow.status == TaskStatus.completed.value,
+                TaskRow.completed_at.is_not(None),
+            )
+        )
+        for row in completed:
+            if row.completed_at is None:
+                continue
+            expires = as_utc(row.completed_at) + timedelta(days=days)
+            if row.expires_at is None or as_utc(row.expires_at) != expires:
+                row.expires_at = expires
+                moved += 1
+        return moved
+
     # ---- internals ---------------------------------------------------------------------
     @staticmethod
     def _row(session: Session, principal: Principal, task_id: str) -> TaskRow:
@@ -478,7 +500,9 @@ class TaskService:
         values: dict[str, Any] = {"updated_at": now}
         if status is not None:
             values["status"] = status.value
-            if status == TaskStatus.completed:
+            # Only the move into `completed` starts the retention clock; repeating the same
+            # status must not push the expiry further out.
+            if status == TaskStatus.completed and row.status != TaskStatus.completed.value:
                 values["completed_at"] = now
                 values["expires_at"] = now + timedelta(days=tenant_retention)
         if confirm:

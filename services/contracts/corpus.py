@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from services.contracts.task_state import TaskState
 from services.principals import is_valid_acl_entry
+
+ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
 class DocType(StrEnum):
@@ -79,12 +82,16 @@ class CorpusDocument(BaseModel):
     @field_validator("valid_from", "valid_to", mode="before")
     @classmethod
     def _iso_date_only(cls, value: Any) -> Any:
-        # pydantic would accept a timestamp or an integer; the contract says ISO dates.
+        # pydantic (and Python's fromisoformat) would also accept timestamps, integers or
+        # week dates such as 2026-W01-1; the contract says calendar dates YYYY-MM-DD.
         if value is None or isinstance(value, date):
             return value
-        if not isinstance(value, str) or len(value) != 10:
+        if not isinstance(value, str) or not ISO_DATE.match(value):
             raise ValueError(f"must be an ISO date YYYY-MM-DD, got {value!r}")
-        return date.fromisoformat(value)
+        try:
+            return date.fromisoformat(value)
+        except ValueError:
+            raise ValueError(f"must be an ISO date YYYY-MM-DD, got {value!r}") from None
 
     @field_validator("acl")
     @classmethod
@@ -96,11 +103,14 @@ class CorpusDocument(BaseModel):
             )
         return value
 
-    @model_validator(mode="after")
-    def _validity_window(self) -> CorpusDocument:
-        if self.valid_to is not None and self.valid_to <= self.valid_from:
-            raise ValueError(f"valid_to {self.valid_to} must be after valid_from {self.valid_from}")
-        return self
+    @field_validator("valid_to")
+    @classmethod
+    def _validity_window(cls, value: date | None, info: ValidationInfo) -> date | None:
+        # A field validator (not a model one) so the error names the field: valid_to.
+        valid_from = info.data.get("valid_from")
+        if value is not None and isinstance(valid_from, date) and value <= valid_from:
+            raise ValueError(f"{value} must be after valid_from {valid_from} (it is exclusive)")
+        return value
 
     @property
     def ref(self) -> str:
