@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import unicodedata
 
 import pytest
@@ -36,7 +37,7 @@ def test_offsets_slice_the_body_to_exactly_the_chunk(body: str) -> None:
 def test_chunks_are_in_order_and_cover_every_sentence(body: str) -> None:
     chunks = chunk_text(body)
     assert [c.ordinal for c in chunks] == list(range(len(chunks)))
-    assert all(a.end <= b.start for a, b in zip(chunks, chunks[1:], strict=False))
+    assert all(a.end <= b.start for a, b in itertools.pairwise(chunks))
     covered = "".join(c.text for c in chunks)
     assert "".join(covered.split()) == "".join(body.split())
 

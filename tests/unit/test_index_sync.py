@@ -1,0 +1,93 @@
+"""Sync keeps the active version in line with SQL; health reports lag and orphans."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from services import bootstrap
+from services.bootstrap import Services
+from services.clock import FakeClock, SequentialIds
+from services.retrieval.embedders import HashingEmbedder
+from services.settings import Settings
+from tests.support.corpus import corpus_dict, doc, write_corpus
+from tests.support.retrieval import AS_OF, fake_services, fake_store, load, who
+from tests.support.vectors import InMemoryVectorStore
+
+__all__ = ["fake_services", "fake_store"]
+
+
+def test_an_acl_change_by_reimport_updates_the_vector_metadata(
+    fake_services: Services, fake_store: InMemoryVectorStore, tmp_path: Path
+) -> None:
+    load(fake_services, tmp_path)
+    corpus = corpus_dict()
+    for document in corpus["documents"]:
+        if document["document_id"] == "SOP-LEADTIME" and document["version"] == 2:
+            document["acl"] = ["role:engineer"]
+    load(fake_services, tmp_path, corpus)
+    active = fake_services.index.active()
+    assert active is not None
+    acls = {
+        tuple(meta["acl"])
+        for _id, (_v, meta) in fake_store.data[active.collection].items()
+        if meta["document_id"] == "SOP-LEADTIME"
+    }
+    assert acls == {("role:engineer",)}
+    sales = fake_services.retrieval.retrieve(who(fake_services, "a.sales"), "標準交期", as_of=AS_OF)
+    assert all(e.document_id != "SOP-LEADTIME" for e in sales.evidence)
+    engineer = fake_services.retrieval.retrieve(
+        who(fake_services, "a.engineer"), "標準交期", as_of=AS_OF
+    )
+    assert engineer.evidence[0].ref == "SOP-LEADTIME@2"
+
+
+def test_a_change_made_by_another_process_is_seen_on_the_next_query(
+    fake_services: Services, fake_store: InMemoryVectorStore, tmp_path: Path, sqlite_url: str
+) -> None:
+    """Two service stacks on one database (e.g. the console and the CLI)."""
+    load(fake_services, tmp_path)
+    sales = who(fake_services, "a.sales")
+    first = fake_services.retrieval.retrieve(sales, "鍍鋅層厚度規範", as_of=AS_OF)
+    assert all(e.document_id != "SOP-ZINC" for e in first.evidence)
+
+    other = bootstrap.build(
+        Settings(home=tmp_path / "home", database_url=sqlite_url),
+        clock=FakeClock(),
+        ids=SequentialIds(),
+        vector_store=fake_store,
+        embedder=HashingEmbedder(),
+    )
+    corpus = corpus_dict()
+    corpus["documents"].append(doc("SOP-ZINC", 1, body="鍍鋅層厚度規範：鍍鋅層厚度為 12 µm。"))
+    other.importer.import_file(write_corpus(tmp_path / "more.json", corpus))
+    other.close()
+    second = fake_services.retrieval.retrieve(sales, "鍍鋅層厚度規範", as_of=AS_OF)
+    assert second.evidence[0].document_id == "SOP-ZINC"
+
+
+def test_health_reports_unsearchable_versions_and_orphan_vectors(
+    fake_services: Services, fake_store: InMemoryVectorStore, tmp_path: Path
+) -> None:
+    load(fake_services, tmp_path)
+    healthy = fake_services.index.health()
+    assert healthy.ok and healthy.sql_chunks == healthy.vector_count
+
+    fake_store.down = True  # the import commits, the sync after it cannot reach the index
+    corpus = corpus_dict()
+    corpus["documents"].append(doc("SOP-NEW", 1, body="新增的作業規定。"))
+    load(fake_services, tmp_path, corpus)
+    fake_store.down = False
+    active = fake_services.index.active()
+    assert active is not None
+    fake_store.upsert(
+        active.collection,
+        ids=["A/GHOST@1#0"],
+        embeddings=np.ones((1, 256), dtype=np.float32) / 16,
+        metadatas=[{"index_version": active.index_version, "document_id": "GHOST"}],
+    )
+    report = fake_services.index.health()
+    assert not report.ok
+    assert report.not_indexed == ["A/SOP-NEW@1"]
+    assert report.orphan_vectors == 1
