@@ -44,7 +44,7 @@ QUEUED, RUNNING, SUCCEEDED, FAILED, DEAD_LETTER, CANCELLED = (
 ACTIVE = (QUEUED, RUNNING)
 TERMINAL = (SUCCEEDED, FAILED, DEAD_LETTER, CANCELLED)
 # Run events that are also audit entries (SPEC: every retrieval and model call is audited).
-_AUDITED = {"retrieval", "model_call", "cancel_requested", "dead_lettered", "finished"}
+_AUDITED = {"queued", "retrieval", "model_call", "cancel_requested", "dead_lettered", "finished"}
 
 
 class RunLimits(BaseModel):
@@ -159,7 +159,13 @@ class RunQueue:
             )
             session.add(row)
             session.flush()
-            self._event(session, row, "queued", {"by": principal.user_id, "as_of": str(as_of)})
+            self._event(
+                session,
+                row,
+                "queued",
+                {"by": principal.user_id, "as_of": str(as_of)},
+                actor=principal.user_id,
+            )
             return _view(row)
 
     def cancel(self, principal: Principal, run_id: str, *, reason: str) -> RunView:
@@ -179,7 +185,11 @@ class RunQueue:
                 )
             row.cancel_requested = True
             self._event(
-                session, row, "cancel_requested", {"by": principal.user_id, "reason": reason}
+                session,
+                row,
+                "cancel_requested",
+                {"by": principal.user_id, "reason": reason},
+                actor=principal.user_id,
             )
             if row.status == QUEUED:
                 self._finish(session, row, CANCELLED, error=f"cancelled by {principal.user_id}")
