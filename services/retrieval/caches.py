@@ -233,7 +233,11 @@ class RetrievalCaches:
         removed += self.views.evict_where(
             lambda k, v: (k[0], k[1]) in renumbered or bool(doomed & set(v.chunk_ids))
         )
-        removed += self.rankings.evict_where(lambda _k, v: bool(doomed & {_chunk_of(e) for e in v}))
+        # Rankings name block rows too: a renumbered block's index version loses them all.
+        versions = {index_version for index_version, _tenant in renumbered}
+        removed += self.rankings.evict_where(
+            lambda k, v: k[0] in versions or bool(doomed & {_chunk_of(e) for e in v})
+        )
         removed += self.chunk_tables.evict_where(lambda _k, v: bool(doomed & v.rows.keys()))
         return removed
 

@@ -264,18 +264,20 @@ class RetrievalService:
             current = verifier.lookup([by_id[c.chunk_id].document_id for c in batch])
             for candidate in batch:
                 chunk = by_id[candidate.chunk_id]
+                row = block.row_of.get(candidate.chunk_id)
+                if row is None:  # evicted by a concurrent purge after it was ranked
+                    dropped["not_eligible"] += 1
+                    continue
                 doc = current.get(chunk.document_id)
                 reason = check_citation(
                     doc,
                     version=chunk.version,
                     start=chunk.start,
                     end=chunk.end,
-                    expected_text=block.texts[candidate.row],
+                    expected_text=block.texts[row],
                     indexed_hash=chunk.indexed_hash,
                 )
-                if reason is None and block.hashes[candidate.row] != getattr(
-                    doc, "content_hash", ""
-                ):
+                if reason is None and block.hashes[row] != getattr(doc, "content_hash", ""):
                     reason = "stale_vector"  # the vector was computed from other content
                 if reason == "not_eligible":
                     reason = verifier.why_not(chunk.document_id, chunk.version)
