@@ -18,6 +18,8 @@ from services.db.engine import Database, make_engine
 from services.db.migrate import upgrade
 from services.importer import CorpusImporter, ImportReport
 from services.knowledge import KnowledgeStore
+from services.memory.bank import MemoryBank
+from services.memory.wiring import build_memory_bank
 from services.retrieval.embedders import Embedder
 from services.retrieval.index import IndexManager
 from services.retrieval.service import RetrievalService
@@ -47,6 +49,7 @@ class Services:
     supervisor: Supervisor = field(repr=False)
     worker: Worker = field(repr=False)
     resumer: Resumer = field(repr=False)
+    memories: MemoryBank = field(repr=False)
 
     def close(self) -> None:
         self.index.close()
@@ -115,6 +118,14 @@ def build(
         supervisor=agents.supervisor,
         worker=agents.worker,
         resumer=agents.resumer,
+        memories=build_memory_bank(
+            settings,
+            db=db,
+            clock=clock,
+            ids=ids,
+            embedder=index.embedder,
+            genai_client=genai_client,
+        ),
     )
 
 
