@@ -21,7 +21,7 @@ from services.clock import Clock, IdGenerator, as_utc
 from services.db.engine import Database
 from services.db.models_memory import MemoryRevisionRow, MemoryRow
 from services.errors import InvalidInput, LegalHold, NotAuthorized, NotFound
-from services.memory import consolidate
+from services.memory import consolidate, retention
 from services.memory.access import (
     can_read_scope,
     pack,
@@ -42,6 +42,7 @@ from services.memory.types import (
     Memory,
     MemoryChange,
     MemoryPolicy,
+    MemoryPurgeReport,
     MemoryRevision,
     ScoredMemory,
     SourceRef,
@@ -387,6 +388,19 @@ class MemoryBank:
                 detail={"reason": reason},
             )
             return to_memory(row)
+
+    def purge_expired(
+        self,
+        *,
+        actor: str,
+        now: datetime | None = None,
+        dry_run: bool = False,
+        tenant_id: str | None = None,
+    ) -> MemoryPurgeReport:
+        """Retention's job (no principal: a system actor runs it for every tenant or one)."""
+        return retention.purge_expired(
+            self._db, self._clock, actor=actor, now=now, dry_run=dry_run, tenant_id=tenant_id
+        )
 
     # ---- internals ------------------------------------------------------------------------
     def _scope_key(self, principal: Principal, scope: dict[str, str]) -> str:

@@ -101,7 +101,7 @@ QUESTION_START = re.compile(
 LEADING_FILLER = re.compile(
     r"^\s*(另外|還有|还有|並且|并且|而且|順便|顺便|此外|also|and|plus|btw|by the way)[，,\s]+", _I
 )
-_CJK = re.compile(r"[\u3400-\u9fff]")
+_CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?|(?<=\n)")
 _CLAUSE_SPLIT = re.compile(r"[，；;、]|(?<!\d),|,(?!\d)")
 _ENGLISH_STOP = re.compile(r"(?<![\d.])\.(?!\d)")
@@ -208,7 +208,9 @@ class OfflineExtractor:
             for sentence, question in sentences(event.text):
                 if _norm(sentence) in silent:
                     continue
-                found, dropped = self._sentence(sentence, question, enabled, index)
+                found, dropped = self._sentence(
+                    sentence, question, enabled, index, zh=is_chinese(event.text)
+                )
                 for fact in found:
                     text = _phrase(fact.fact, event.author, third_person)
                     facts.append(fact.model_copy(update={"fact": text}))
@@ -216,7 +218,7 @@ class OfflineExtractor:
         return Extraction(facts=tuple(_unique(facts)), forget=tuple(forget), extractor=self.name)
 
     def _sentence(
-        self, sentence: str, question: bool, enabled: dict[str, Topic], index: int
+        self, sentence: str, question: bool, enabled: dict[str, Topic], index: int, *, zh: bool
     ) -> tuple[list[ExtractedFact], list[ExtractedFact]]:
         if EXPLICIT_INSTRUCTIONS in enabled:
             forgotten = FORGET.match(sentence)
@@ -241,7 +243,6 @@ class OfflineExtractor:
         if question and not re.search(r"\d", sentence):
             return [], []  # a question asks; it states nothing worth remembering
         found: list[ExtractedFact] = []
-        zh = is_chinese(sentence)
         for clause in clauses(sentence):
             found.extend(self._clause(clause, enabled, index, zh=zh))
         return found, []
