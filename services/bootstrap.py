@@ -88,7 +88,7 @@ def build(
         max_body_chars=settings.max_body_chars,
         on_documents_changed=sync_hook(index),
     )
-    directory = Directory(db=db)
+    directory = Directory(db=db, clock=clock)
     approvals = ApprovalService(db=db, clock=clock)
     agents = build_agents(
         settings,
@@ -110,7 +110,7 @@ def build(
         directory=directory,
         tasks=tasks,
         knowledge=knowledge,
-        audit=AuditService(db=db),
+        audit=AuditService(db=db, clock=clock),
         index=index,
         retrieval=retrieval,
         importer=importer,
