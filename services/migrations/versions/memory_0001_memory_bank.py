@@ -1,7 +1,7 @@
 """memory bank: memories, revisions, topics, examples, policies
 
 Revision ID: memory_0001
-Revises: retrieval_0001
+Revises: console_0001
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "memory_0001"
-down_revision = "retrieval_0001"
+down_revision = "console_0001"
 branch_labels = None
 depends_on = None
 
