@@ -46,6 +46,13 @@ PAGES: tuple[Entry, ...] = (
         _roles("knowledge_owner"),
         section="知識 Knowledge",
     ),
+    Entry(
+        "memories",
+        "記憶庫 Memory Bank",
+        ":material/psychology:",
+        _roles("sales", "knowledge_owner", "admin"),
+        section="知識 Knowledge",
+    ),
 )
 
 

@@ -30,6 +30,8 @@ class Keys:
     INBOX_FILTERS = "view.inbox_filters"  # the filters that page number belongs to
     LAST_RUN = "view.last_run_id"  # the run the task page just started
     TOAST = "view.toast"  # one message to toast on the next run (after a rerun)
+    MEMORY_SCOPE = "view.memory_scope"  # the exact scope the memories page shows (key=value&..)
+    MEMORY_ID = "view.memory_id"  # the memory opened on the memories page
 
     @staticmethod
     def seen(approval_id: int) -> str:
