@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.accounts import DEMO_PASSWORD, Accounts
 from services.agents.approval_flow import ApprovalFlow
 from services.agents.resume import Resumer
 from services.agents.runs import RunQueue
@@ -16,6 +18,7 @@ from services.audit import AuditService
 from services.clock import Clock, IdGenerator, SystemClock, UuidIds
 from services.db.engine import Database, make_engine
 from services.db.migrate import upgrade
+from services.desk import Desk
 from services.importer import CorpusImporter, ImportReport
 from services.knowledge import KnowledgeStore
 from services.retrieval.embedders import Embedder
@@ -47,6 +50,8 @@ class Services:
     supervisor: Supervisor = field(repr=False)
     worker: Worker = field(repr=False)
     resumer: Resumer = field(repr=False)
+    accounts: Accounts = field(repr=False)
+    desk: Desk = field(repr=False)
 
     def close(self) -> None:
         self.index.close()
@@ -115,6 +120,15 @@ def build(
         supervisor=agents.supervisor,
         worker=agents.worker,
         resumer=agents.resumer,
+        accounts=Accounts(db=db, clock=clock),
+        desk=Desk(
+            tasks=tasks,
+            runs=agents.runs,
+            approvals=approvals,
+            approval_flow=agents.approval_flow,
+            knowledge=knowledge,
+            clock=clock,
+        ),
     )
 
 
@@ -128,4 +142,10 @@ def seed_demo(services: Services) -> ImportReport:
     initialise(services)
     report = services.importer.import_file(services.settings.demo_corpus, actor="system:seed-demo")
     services.index.sync()  # raises if the index cannot be built: the demo must be searchable
+    corpus = json.loads(services.settings.demo_corpus.read_text(encoding="utf-8"))
+    services.accounts.ensure_password(
+        [user["user_id"] for user in corpus.get("users", [])],
+        DEMO_PASSWORD,
+        actor="system:seed-demo",
+    )
     return report
