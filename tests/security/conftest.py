@@ -34,9 +34,13 @@ class Targets:
     document: str
     version: int
     evidence: str
+    user: str
 
     def values(self) -> list[str]:
-        return [str(v) for v in vars(self).values()]
+        """Every key, and the document version a citation names (messages quote either)."""
+        cited = self.evidence.rpartition(":")[0]
+        refs = [f"{self.document}@{self.version}", cited, cited.rpartition("@")[0]]
+        return [*(str(v) for v in vars(self).values()), *refs]
 
 
 MISSING = Targets(
@@ -48,6 +52,7 @@ MISSING = Targets(
     document="DOC-NOWHERE",
     version=2,
     evidence="DOC-NOWHERE@2:0-40",
+    user="x.nobody",
 )
 
 
@@ -89,6 +94,7 @@ def build_world(settings: Settings) -> World:
         document="SOP-LEADTIME",
         version=2,
         evidence=resumed.evidence[0].evidence_id,
+        user="a.sales",
     )
     owner = services.directory.principal("a.admin")
     a_documents = {

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
+from services.audit import AuditQuery
 from services.bootstrap import Services
 from services.contracts.corpus import DocStatus
 from services.contracts.decision import Claim, DecisionStatus, MemoryDecision, NextAction
@@ -37,6 +38,8 @@ class Case:
     call: Call
     owner: str | None = None
     listing: bool = False
+    # What the owner's outcome must show to prove the record exists (default: not NotFound).
+    proof: Callable[[tuple[Any, ...]], bool] | None = None
 
 
 def _decision(t: Targets) -> MemoryDecision:
@@ -116,6 +119,13 @@ CASES: dict[str, Case] = {
     "audit.search": Case(lambda s, p, t: s.audit.search(p, subject_id=t.task), listing=True),
     "audit.count": Case(lambda s, p, t: s.audit.count(p), listing=True),
     "audit.actions": Case(lambda s, p, t: s.audit.actions(p), listing=True),
+    "audit.actors": Case(lambda s, p, t: s.audit.actors(p), listing=True),
+    "audit.page": Case(
+        lambda s, p, t: s.audit.page(p, AuditQuery(target=t.task)).items, listing=True
+    ),
+    "audit.export_csv": Case(
+        lambda s, p, t: s.audit.export_csv(p, AuditQuery(target=t.task)).content, listing=True
+    ),
     # ---- retrieval
     "retrieval.retrieve": Case(
         lambda s, p, t: s.retrieval.retrieve(p, A_QUERY, as_of=AS_OF).evidence,
@@ -171,8 +181,51 @@ CASES: dict[str, Case] = {
     "approval_flow.settle": Case(
         lambda s, p, t: s.approval_flow.settle(p, t.task), owner="a.sales"
     ),
-    # ---- identity and resume
+    # ---- the review desk (console reads and people's decisions)
+    "desk.task_view": Case(lambda s, p, t: s.desk.task_view(p, t.task), owner="a.sales"),
+    "desk.evidence_view": Case(
+        lambda s, p, t: s.desk.evidence_view(p, t.evidence, run_id=t.run, as_of=AS_OF),
+        owner="a.sales",
+    ),
+    "desk.approval_queue": Case(lambda s, p, t: s.desk.approval_queue(p), listing=True),
+    "desk.changes_since": Case(lambda s, p, t: s.desk.changes_since(p, t.task, 1), owner="a.sales"),
+    "desk.open_conflicts": Case(lambda s, p, t: s.desk.open_conflicts(p), listing=True),
+    "desk.decide": Case(
+        lambda s, p, t: s.desk.decide(p, t.approval, approve=True, comment="", seen_revision=STALE),
+        owner="a.sales",  # found, then StaleRevision
+    ),
+    "desk.settle_source_conflict": Case(
+        lambda s, p, t: s.desk.settle_source_conflict(
+            p,
+            t.task,
+            expected_revision=STALE,
+            run_id=t.run,
+            fact="probe",
+            action="escalate",
+            reason="probe",
+        ),
+        owner="a.sales",  # task and run found; the fact is not one of the run's conflicts
+        proof=lambda o: o[:2] == ("raised", "NotFound") and "conflict not found" in o[2],
+    ),
+    # ---- identity, users and resume
     "directory.tenant": Case(lambda s, p, t: s.directory.tenant(p), listing=True),
+    "directory.users": Case(lambda s, p, t: s.directory.users(p), listing=True),
+    "directory.customers": Case(lambda s, p, t: s.directory.customers(p), listing=True),
+    "directory.user": Case(lambda s, p, t: s.directory.user(p, t.user), owner="a.admin"),
+    # The owner's controls change nothing: the user already has these roles, grants, state.
+    "directory.set_roles": Case(
+        lambda s, p, t: s.directory.set_roles(p, t.user, ["sales"]), owner="a.admin"
+    ),
+    "directory.add_grant": Case(
+        lambda s, p, t: s.directory.add_grant(p, t.user, "customer:C-ACME"), owner="a.admin"
+    ),
+    "directory.remove_grant": Case(
+        lambda s, p, t: s.directory.remove_grant(p, t.user, "customer:C-NOWHERE"),
+        owner="a.admin",
+    ),
+    "directory.set_active": Case(
+        lambda s, p, t: s.directory.set_active(p, t.user, True), owner="a.admin"
+    ),
     "resumer.resume": Case(
         lambda s, p, t: s.resumer.resume(p, t.active_task, as_of=AS_OF), owner="a.sales"
     ),
@@ -203,6 +256,7 @@ SYSTEM = {
     "supervisor.*": "runs a claimed run as its requester",
     "worker.*": "claims and executes runs",
     "retrieval.caches": "cache handle for the index maintenance",
+    "accounts.*": "login and the CLI's account management: before any principal exists",
 }
 SKIP_FIELDS = {"settings", "db", "clock", "ids"}  # plumbing, not services
 
@@ -303,7 +357,8 @@ def test_another_tenant_gets_exactly_what_a_missing_record_gives(world, method, 
         assert aimed[: len(expected)] == expected, aimed
     if case.owner is not None:  # the record is really there for its own tenant
         control = outcome(world, case, world.principal(case.owner), world.real)
-        assert control[:2] != ("raised", NotFound.__name__), control
+        proves = case.proof or (lambda o: o[:2] != ("raised", NotFound.__name__))
+        assert proves(control), control
 
 
 def test_creating_a_task_id_another_tenant_uses_neither_fails_nor_touches_it(world):
@@ -324,7 +379,11 @@ def test_listings_of_another_tenant_hold_only_its_own_rows(world):
             *s.knowledge.search(intruder, limit=1000).items,
             *s.approvals.search(intruder, limit=1000),
             *s.runs.search(intruder, limit=1000),
-            *(s.audit.search(intruder, limit=5000) if intruder.has_role("admin") else []),
+            *(
+                entry  # an export records the filters B typed: B's own words, not A's data
+                for entry in (s.audit.search(intruder, limit=5000) if who == "b.root" else [])
+                if entry.action != "audit.exported"
+            ),
             *s.approval_flow.queue(intruder),
         ]
         tenants = {getattr(r, "tenant_id", None) or r.state.tenant_id for r in rows}
