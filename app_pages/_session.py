@@ -30,6 +30,7 @@ class Keys:
     INBOX_FILTERS = "view.inbox_filters"  # the filters that page number belongs to
     LAST_RUN = "view.last_run_id"  # the run the task page just started
     TOAST = "view.toast"  # one message to toast on the next run (after a rerun)
+    DECIDING = "view.deciding"  # [approval_id, approve?, seen revision] while confirming
 
     @staticmethod
     def seen(approval_id: int) -> str:
