@@ -21,6 +21,8 @@ from services.db.migrate import upgrade
 from services.desk import Desk
 from services.importer import CorpusImporter, ImportReport
 from services.knowledge import KnowledgeStore
+from services.memory.bank import MemoryBank
+from services.memory.wiring import build_memory_bank
 from services.retrieval.embedders import Embedder
 from services.retrieval.index import IndexManager
 from services.retrieval.service import RetrievalService
@@ -52,6 +54,7 @@ class Services:
     resumer: Resumer = field(repr=False)
     accounts: Accounts = field(repr=False)
     desk: Desk = field(repr=False)
+    memories: MemoryBank = field(repr=False)
 
     def close(self) -> None:
         self.index.close()
@@ -128,6 +131,14 @@ def build(
             approval_flow=agents.approval_flow,
             knowledge=knowledge,
             clock=clock,
+        ),
+        memories=build_memory_bank(
+            settings,
+            db=db,
+            clock=clock,
+            ids=ids,
+            embedder=index.embedder,
+            genai_client=genai_client,
         ),
     )
 

@@ -84,6 +84,7 @@ class Supervisor:
 
     # ---- one attempt -------------------------------------------------------------------
     def execute(self, run: RunView) -> RunOutcome:
+        self._cancel_point(run)  # a stale claim (LeaseLost) or a cancel stops before any write
         principal = self._principal(run)
         as_of = run.as_of or today(self._clock)
         timings: dict[str, float] = {}
