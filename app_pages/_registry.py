@@ -53,6 +53,20 @@ PAGES: tuple[Entry, ...] = (
         _roles("sales", "knowledge_owner", "admin"),
         section="知識 Knowledge",
     ),
+    Entry(
+        "audit",
+        "稽核紀錄 Audit log",
+        ":material/policy:",
+        _roles("admin", "knowledge_owner"),
+        section="管理 Admin",
+    ),
+    Entry(
+        "admin",
+        "使用者與權限 Users & access",
+        ":material/manage_accounts:",
+        _roles("admin"),
+        section="管理 Admin",
+    ),
 )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.util import patch_config_options
 
 from app_pages import _session
 from services import bootstrap
@@ -23,6 +24,15 @@ ENV_CLEARED = (
     "MEMDESK_AUTH_MODE",
     "MEMDESK_EMBEDDING_BACKEND",
 )
+
+
+@pytest.fixture(autouse=True)
+def _apptest_config() -> Iterator[None]:
+    """AppTest keeps each widget's `format_func` in session state for its own bookkeeping;
+    lambdas cannot be pickled, so the serializability check that .streamlit/config.toml turns on
+    for the real server (and the browser tests exercise) is off inside AppTest only."""
+    with patch_config_options({"runner.enforceSerializableSessionState": False}):
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from app_pages import _session
-from tests.app.conftest import app, texts
+from tests.app.conftest import logged_in, texts
 
 PAGE = "app_pages/memories.py"
 
 
 def memories_page(user: str, scope: str = "task_id=Q42"):
-    # Straight to the page: AppTest keeps every format_func it saw for testing in session
-    # state, and the inbox's lambda would then fail the pickle check on the next run.
-    at = app()
-    at.session_state[_session.Keys.USER_ID] = user
-    at = at.switch_page(PAGE).run()
+    at = logged_in(user).switch_page(PAGE).run()
     assert not at.exception, at.exception
     at.text_input(key="memories.scope").input(scope).run()
     assert not at.exception, at.exception
