@@ -18,6 +18,10 @@ from services.db.engine import Database, make_engine
 from services.db.migrate import upgrade
 from services.importer import CorpusImporter, ImportReport
 from services.knowledge import KnowledgeStore
+from services.publishing.candidates import CandidateService
+from services.publishing.citations import CitationChecker
+from services.publishing.publisher import Publisher
+from services.retention import RetentionService
 from services.retrieval.embedders import Embedder
 from services.retrieval.index import IndexManager
 from services.retrieval.service import RetrievalService
@@ -47,6 +51,10 @@ class Services:
     supervisor: Supervisor = field(repr=False)
     worker: Worker = field(repr=False)
     resumer: Resumer = field(repr=False)
+    candidates: CandidateService = field(repr=False)
+    publisher: Publisher = field(repr=False)
+    citations: CitationChecker = field(repr=False)
+    retention: RetentionService = field(repr=False)
 
     def close(self) -> None:
         self.index.close()
@@ -97,6 +105,7 @@ def build(
         retriever=retrieval,
         genai_client=genai_client,
     )
+    candidates = CandidateService(db=db, clock=clock, ids=ids, knowledge=knowledge)
     return Services(
         settings=settings,
         db=db,
@@ -115,6 +124,18 @@ def build(
         supervisor=agents.supervisor,
         worker=agents.worker,
         resumer=agents.resumer,
+        candidates=candidates,
+        publisher=Publisher(
+            db=db, clock=clock, ids=ids, knowledge=knowledge, candidates=candidates, index=index
+        ),
+        citations=CitationChecker(db=db, clock=clock, knowledge=knowledge, approvals=approvals),
+        retention=RetentionService(
+            db=db,
+            clock=clock,
+            tasks=tasks,
+            index=index,
+            default_task_days=settings.completed_task_retention_days,
+        ),
     )
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine
 
-from services.db import models_retrieval  # noqa: F401 - registers its tables
+from services.db import (
+    models_knowledge,  # noqa: F401 - registers its tables
+    models_retrieval,  # noqa: F401 - registers its tables
+)
 from services.db.models import Base
 
 config = context.config
