@@ -61,7 +61,9 @@ def test_candidate_to_published_v3_and_retrieval_cites_v3_never_v2(published: Se
     assert result.document.valid_from == s.clock.now().date()
     assert result.superseded == [2]
 
-    versions = {v.version: v.status for v in s.knowledge.versions(who(s, "a.owner"), "SOP-LEADTIME")}
+    versions = {
+        v.version: v.status for v in s.knowledge.versions(who(s, "a.owner"), "SOP-LEADTIME")
+    }
     assert versions == {1: "superseded", 2: "superseded", 3: "approved"}
     assert served_versions(s) == eligible_versions(s) == {3}
     evidence = s.retrieval.retrieve(who(s, "a.sales"), "標準交期是幾天", as_of=AS_OF).evidence
