@@ -9,6 +9,7 @@ task, a current approved document, or a held record.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
@@ -31,32 +32,38 @@ HOLD_ROLE = "admin"
 FINISHED_DOCUMENTS = ("superseded", "revoked", "rejected")
 
 
-class RetentionItem(BaseModel):
-    """One expired record a participant reports (ids are the participant's own)."""
+class ParticipantPurge(Protocol):
+    """What a participant's purge reports: `TENANT/ID` keys removed and kept under hold."""
 
-    model_config = ConfigDict(frozen=True)
+    @property
+    def removed(self) -> Sequence[str]: ...
 
-    tenant_id: str
-    record_id: str
-    expired_at: datetime | None = None
+    @property
+    def kept_on_hold(self) -> Sequence[str]: ...
 
 
 class RetentionParticipant(Protocol):
-    """A store of records that expire (e.g. the Memory Bank's memories and revisions).
+    """A store of records that expire on their own terms (the Memory Bank: TTLs, revisions).
 
-    `expired` lists records past their retention/TTL at `now` — never incomplete ones; the
-    retention service drops every record under legal hold and hands the rest to `remove`,
-    which deletes them (audit entries stay) and returns the ids it removed. `exists` lets an
-    admin put a hold only on a record that is there.
+    It keeps a hold flag on its own rows, like tasks and document versions do, and honours it
+    in its own purge: `set_legal_hold` is how the retention service mirrors a hold (it raises
+    NotFound for a record the admin's tenant does not have), `purge_expired` removes what has
+    expired — never a held record, never an audit entry — or only reports it on a dry run.
+    `services.memory.bank.MemoryBank` satisfies this as it is.
     """
 
-    record_type: str
+    def set_legal_hold(
+        self, principal: Principal, record_id: str, *, hold: bool, reason: str
+    ) -> object: ...
 
-    def expired(self, *, now: datetime, tenant_id: str | None) -> list[RetentionItem]: ...
-
-    def remove(self, items: list[RetentionItem], *, actor: str, now: datetime) -> list[str]: ...
-
-    def exists(self, *, tenant_id: str, record_id: str) -> bool: ...
+    def purge_expired(
+        self,
+        *,
+        actor: str,
+        now: datetime | None = None,
+        dry_run: bool = False,
+        tenant_id: str | None = None,
+    ) -> ParticipantPurge: ...
 
 
 class LegalHold(BaseModel):
@@ -116,10 +123,10 @@ class RetentionService:
         self._default_task_days = default_task_days
         self._participants: dict[str, RetentionParticipant] = {}
 
-    def register(self, participant: RetentionParticipant) -> None:
-        if participant.record_type in ("task", "document"):
-            raise ValueError(f"record type {participant.record_type!r} is built in")
-        self._participants[participant.record_type] = participant
+    def register(self, record_type: str, participant: RetentionParticipant) -> None:
+        if record_type in ("task", "document"):
+            raise ValueError(f"record type {record_type!r} is built in")
+        self._participants[record_type] = participant
 
     @property
     def record_types(self) -> list[str]:
@@ -203,13 +210,37 @@ class RetentionService:
         _require_admin(principal)
         if not reason.strip():
             raise InvalidInput("a reason is required to set a legal hold")
+        reason = reason.strip()
+        participant = self._participants.get(record_type)
+        if participant is not None:
+            # Its own unit of work first (it checks the record exists in the tenant): a hold
+            # that is flagged but not yet recorded here errs on the side of keeping the record.
+            participant.set_legal_hold(principal, record_id, hold=True, reason=reason)
+        try:
+            return self._record_hold(principal, record_type, record_id, reason, participant)
+        except Exception:
+            if participant is not None:
+                participant.set_legal_hold(
+                    principal, record_id, hold=False, reason=f"hold not recorded: {reason}"
+                )
+            raise
+
+    def _record_hold(
+        self,
+        principal: Principal,
+        record_type: str,
+        record_id: str,
+        reason: str,
+        participant: RetentionParticipant | None,
+    ) -> LegalHold:
         with self._db.write() as session:
-            self._require_record(session, principal.tenant_id, record_type, record_id)
+            if participant is None:
+                self._require_record(session, principal.tenant_id, record_type, record_id)
             row = LegalHoldRow(
                 tenant_id=principal.tenant_id,
                 record_type=record_type,
                 record_id=record_id,
-                reason=reason.strip(),
+                reason=reason,
                 set_by=principal.user_id,
                 set_at=self._clock.now(),
             )
@@ -260,7 +291,13 @@ class RetentionService:
                 before_ref=f"hold:{row.id}",
                 detail={"reason": row.lift_reason, "other_active_holds": len(still)},
             )
-            return _hold(row)
+            lifted = _hold(row)
+        participant = self._participants.get(lifted.record_type)
+        if participant is not None and not still:
+            participant.set_legal_hold(
+                principal, lifted.record_id, hold=False, reason=lifted.lift_reason or ""
+            )
+        return lifted
 
     def holds(self, principal: Principal, *, active_only: bool = True) -> list[LegalHold]:
         _require_admin(principal)
@@ -269,11 +306,6 @@ class RetentionService:
             if active_only:
                 query = query.where(LegalHoldRow.lifted_at.is_(None))
             return [_hold(row) for row in session.scalars(query.order_by(LegalHoldRow.id))]
-
-    def is_held(self, *, tenant_id: str, record_type: str, record_id: str) -> bool:
-        """For participants that want to check a single record themselves."""
-        with self._db.read() as session:
-            return bool(_active_holds(session, tenant_id, record_type, record_id))
 
     # ---- purge -----------------------------------------------------------------------------
     def purge_expired(
@@ -296,19 +328,11 @@ class RetentionService:
             actor=actor, now=now, dry_run=dry_run, tenant_id=tenant_id
         )
         for record_type, participant in sorted(self._participants.items()):
-            items = participant.expired(now=now, tenant_id=tenant_id)
-            with self._db.read() as session:
-                held = _held_ids(session, record_type)
-            free = [i for i in items if (i.tenant_id, i.record_id) not in held]
-            kept[record_type] = [
-                f"{i.tenant_id}/{i.record_id}" for i in items if (i.tenant_id, i.record_id) in held
-            ]
-            if dry_run:
-                removed[record_type] = [f"{i.tenant_id}/{i.record_id}" for i in free]
-            else:
-                by_id = {i.record_id: i.tenant_id for i in free}
-                gone = participant.remove(free, actor=actor, now=now) if free else []
-                removed[record_type] = [f"{by_id.get(r, '?')}/{r}" for r in gone]
+            outcome = participant.purge_expired(
+                actor=actor, now=now, dry_run=dry_run, tenant_id=tenant_id
+            )
+            removed[record_type] = list(outcome.removed)
+            kept[record_type] = list(outcome.kept_on_hold)
         return RetentionReport(dry_run=dry_run, removed=removed, kept_on_hold=kept)
 
     def _purge_documents(
@@ -390,8 +414,6 @@ class RetentionService:
                     raise InvalidInput(f"document hold {record_id!r}: use DOC or DOC@VERSION")
                 query = query.where(DocumentVersion.version == int(version))
             found = session.scalar(query.limit(1)) is not None
-        elif record_type in self._participants:
-            found = self._participants[record_type].exists(tenant_id=tenant_id, record_id=record_id)
         else:
             raise InvalidInput(
                 f"legal holds apply to {', '.join(self.record_types)}, not {record_type!r}"

@@ -258,8 +258,13 @@ class TaskService:
         run_id: str | None = None,
         relied_on: list[dict[str, Any]] | None = None,
         note: str | None = None,
+        event: str | None = None,
+        event_detail: dict[str, Any] | None = None,
     ) -> TaskRecord:
         """Compare-and-set: applies only if the task is still at `expected_revision`.
+
+        `event` names the timeline/audit entry of a person's decision (default: transition or
+        updated); `event_detail` is stored with it.
 
         A value for an already confirmed field that differs from it is never applied: the
         update is refused with ConfirmedFieldConflict and the conflict is kept on the task for
@@ -320,14 +325,16 @@ class TaskService:
                     session,
                     row,
                     actor=principal.user_id,
-                    kind="transition" if status and status != current else "updated",
+                    kind=event or ("transition" if status and status != current else "updated"),
                     detail={
+                        **(event_detail or {}),
                         "before": before.model_dump(mode="json", exclude={"tenant_id"}),
                         "note": note,
                     },
                     run_id=run_id,
                     stage=row.status,
                     relied_on=relied_on,
+                    audit_detail=event_detail,
                 )
                 return _record(row)
         first = conflicts[0]
@@ -548,6 +555,7 @@ class TaskService:
         stage: str,
         run_id: str | None = None,
         relied_on: list[dict[str, Any]] | None = None,
+        audit_detail: dict[str, Any] | None = None,
     ) -> None:
         now = self._clock.now()
         state = _state(row)
@@ -585,7 +593,7 @@ class TaskService:
             subject_id=row.task_id,
             before_ref=f"{row.task_id}@r{row.revision - 1}" if row.revision > 1 else None,
             after_ref=f"{row.task_id}@r{row.revision}",
-            detail={"status": row.status, "run_id": run_id},
+            detail={**(audit_detail or {}), "status": row.status, "run_id": run_id},
         )
 
 

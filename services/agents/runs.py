@@ -16,7 +16,7 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from services import audit
-from services.agents.ports import ModelUsage
+from services.agents.ports import LeaseLost, ModelUsage
 from services.clock import Clock, IdGenerator, as_utc
 from services.contracts.task_state import TERMINAL as TERMINAL_TASK
 from services.contracts.task_state import TaskStatus
@@ -275,10 +275,15 @@ class RunQueue:
         with self._db.read() as session:
             return self._events(session, run_id)
 
-    def heartbeat(self, run_id: str) -> bool:
-        """Keep the claim alive; returns whether a cancel was requested meanwhile."""
+    def heartbeat(self, run_id: str, *, lease: RunView | None = None) -> bool:
+        """Keep the claim alive; returns whether a cancel was requested meanwhile.
+
+        With `lease` (the view its claim returned) this is also the fence: an attempt whose
+        run was reclaimed by another worker gets LeaseLost instead of renewing.
+        """
         with self._db.write() as session:
             row = self._system_row(session, run_id)
+            _check_lease(row, lease)
             row.heartbeat_at = self._clock.now()
             return row.cancel_requested
 
@@ -307,9 +312,11 @@ class RunQueue:
         decision: dict[str, Any] | None = None,
         review: dict[str, Any] | None = None,
         timings: dict[str, float] | None = None,
+        lease: RunView | None = None,
     ) -> None:
         with self._db.write() as session:
             row = self._system_row(session, run_id)
+            _check_lease(row, lease)
             if usage is not None:
                 row.model_calls += usage.model_calls
                 row.tokens_in += usage.tokens_in
@@ -327,9 +334,12 @@ class RunQueue:
                 row.timings = {**row.timings, **timings}
             row.heartbeat_at = self._clock.now()
 
-    def reschedule(self, run_id: str, *, delay: float, reason: str) -> RunView:
+    def reschedule(
+        self, run_id: str, *, delay: float, reason: str, lease: RunView | None = None
+    ) -> RunView:
         with self._db.write() as session:
             row = self._system_row(session, run_id)
+            _check_lease(row, lease)
             row.status = QUEUED
             row.claimed_by = None
             row.available_at = self._clock.now() + timedelta(seconds=delay)
@@ -342,9 +352,12 @@ class RunQueue:
             )
             return _view(row)
 
-    def finish(self, run_id: str, status: str, *, error: str | None = None) -> RunView:
+    def finish(
+        self, run_id: str, status: str, *, error: str | None = None, lease: RunView | None = None
+    ) -> RunView:
         with self._db.write() as session:
             row = self._system_row(session, run_id)
+            _check_lease(row, lease)
             self._finish(session, row, status, error=error)
             return _view(row)
 
@@ -463,6 +476,18 @@ class RunQueue:
         if row is None:
             raise NotFound("run", run_id)
         return row
+
+
+def _check_lease(row: Run, lease: RunView | None) -> None:
+    """Fencing: only the worker and attempt that hold the claim may write through it."""
+    if lease is None:
+        return
+    held = (row.status, row.claimed_by, row.attempts)
+    if held != (RUNNING, lease.claimed_by, lease.attempts):
+        raise LeaseLost(
+            f"run {row.run_id}: attempt {lease.attempts} by {lease.claimed_by} no longer holds "
+            f"the run (it is {row.status}, attempt {row.attempts}, claimed by {row.claimed_by})"
+        )
 
 
 def _brief(payload: dict[str, Any]) -> dict[str, Any]:

@@ -208,11 +208,15 @@ def _task_text(record: Any) -> str:
 
 from services.cli import agents as _agents  # noqa: E402 (needs the app and helpers above)
 from services.cli import knowledge as _knowledge_cli  # noqa: E402 - needs the helpers above
+from services.cli import memories as _memories_cli  # noqa: E402 - needs the helpers above
 from services.cli import retrieval as _retrieval_cli  # noqa: E402 - needs the helpers above
+from services.cli import users as _users_cli  # noqa: E402 - needs the helpers above
 
 _agents.register(app)
 _knowledge_cli.register(app)
 _retrieval_cli.register(app)
+_users_cli.register(app)
+_memories_cli.register(app)
 
 
 def main() -> None:

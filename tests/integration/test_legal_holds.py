@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -13,49 +12,28 @@ from services.clock import FakeClock
 from services.contracts.task_state import TaskStatus
 from services.db.models import AuditEntry
 from services.errors import InvalidInput, NotAuthorized, NotFound
-from services.retention import RetentionItem
+from services.memory.topics import KEY_TASK_DETAILS
 from tests.support.corpus import write_corpus
 from tests.support.publishing import publishing_corpus, who
 
 TO_DONE = ["restoring", "retrieving", "analyzing", "reviewing", "awaiting_approval", "completed"]
 
 
-class FakeMemories:
-    """A hand-written RetentionParticipant: records with an expiry time, like the Memory Bank."""
-
-    record_type = "memory"
-
-    def __init__(self) -> None:
-        self.expires: dict[tuple[str, str], datetime] = {}
-        self.removed_calls: list[list[str]] = []
-
-    def expired(self, *, now: datetime, tenant_id: str | None) -> list[RetentionItem]:
-        return [
-            RetentionItem(tenant_id=t, record_id=r, expired_at=at)
-            for (t, r), at in sorted(self.expires.items())
-            if at <= now and tenant_id in (None, t)
-        ]
-
-    def remove(self, items: list[RetentionItem], *, actor: str, now: datetime) -> list[str]:
-        self.removed_calls.append([i.record_id for i in items])
-        for item in items:
-            del self.expires[(item.tenant_id, item.record_id)]
-        return [i.record_id for i in items]
-
-    def exists(self, *, tenant_id: str, record_id: str) -> bool:
-        return (tenant_id, record_id) in self.expires
-
-
 @pytest.fixture
-def memories() -> FakeMemories:
-    return FakeMemories()
-
-
-@pytest.fixture
-def kept(services: Services, tmp_path: Path, memories: FakeMemories) -> Services:
+def kept(services: Services, tmp_path: Path) -> Services:
     services.importer.import_file(write_corpus(tmp_path / "corpus.json", publishing_corpus()))
-    services.retention.register(memories)
     return services
+
+
+def remember(services: Services, fact: str, *, ttl_days: int) -> str:
+    """A memory in the real Memory Bank (the registered retention participant)."""
+    return services.memories.create(
+        who(services, "a.sales"),
+        scope={"task_id": "Q42"},
+        topic=KEY_TASK_DETAILS,
+        fact=fact,
+        ttl_seconds=ttl_days * 24 * 3600,
+    ).memory_id
 
 
 def complete_task(services: Services, task_id: str) -> None:
@@ -125,21 +103,33 @@ def test_finished_document_versions_expire_under_policy_unless_held(
     assert audit_count(kept) > audits  # audit entries are only ever added
 
 
-def test_memories_under_hold_are_never_handed_to_the_participant(
-    kept: Services, memories: FakeMemories, clock: FakeClock
+def test_memories_under_hold_survive_purge_expired_until_lifted(
+    kept: Services, clock: FakeClock
 ) -> None:
-    now = clock.now()
-    memories.expires = {("A", "mem-1"): now, ("A", "mem-2"): now, ("B", "mem-3"): now}
-    kept.retention.set_hold(
-        who(kept, "a.admin"), record_type="memory", record_id="mem-2", reason="customer dispute"
+    admin = who(kept, "a.admin")
+    first = remember(kept, "客戶要求 SUS304 材質證明", ttl_days=1)
+    second = remember(kept, "客戶偏好分批交貨", ttl_days=1)
+    hold = kept.retention.set_hold(
+        admin, record_type="memory", record_id=second, reason="customer dispute"
     )
-    assert purge(kept, dry_run=True).removed["memory"] == ["A/mem-1", "B/mem-3"]
-    assert memories.removed_calls == []
+    assert kept.memories.get(admin, second).legal_hold  # mirrored onto the memory itself
+    clock.advance(days=2)
+    dry = purge(kept, dry_run=True)
+    assert (dry.removed["memory"], dry.kept_on_hold["memory"]) == ([f"A/{first}"], [f"A/{second}"])
     report = purge(kept)
-    assert report.removed["memory"] == ["A/mem-1", "B/mem-3"]
-    assert report.kept_on_hold["memory"] == ["A/mem-2"]
-    assert memories.removed_calls == [["mem-1", "mem-3"]]
-    assert set(memories.expires) == {("A", "mem-2")}
+    assert report.removed["memory"] == [f"A/{first}"]
+    assert report.kept_on_hold["memory"] == [f"A/{second}"]
+    kept.retention.lift_hold(admin, hold.id, reason="dispute settled")
+    assert purge(kept).removed["memory"] == [f"A/{second}"]
+
+
+def test_a_hold_on_a_memory_of_another_tenant_is_refused(kept: Services) -> None:
+    memory_id = remember(kept, "客戶要求 SUS304 材質證明", ttl_days=1)
+    with pytest.raises(NotFound):
+        kept.retention.set_hold(
+            who(kept, "b.owner"), record_type="memory", record_id=memory_id, reason="x"
+        )
+    assert kept.retention.holds(who(kept, "b.owner")) == []
 
 
 @pytest.mark.parametrize(

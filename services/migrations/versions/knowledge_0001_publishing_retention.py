@@ -1,7 +1,7 @@
 """knowledge: candidate knowledge, publications, legal holds, retention policies
 
 Revision ID: knowledge_0001
-Revises: retrieval_0001
+Revises: memory_0001
 Create Date: 2026-11-29 21:59:20.630546
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "knowledge_0001"
-down_revision = "retrieval_0001"
+down_revision = "memory_0001"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,44 @@
+"""Browser steps on the console, waiting on data-testid / st-key selectors, never on sleeps."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Locator, Page, expect
+
+from tests.e2e.conftest import PASSWORD, Console
+
+
+def key(name: str) -> str:
+    """The CSS selector Streamlit gives an element with `key=name` (class `st-key-...`)."""
+    return ".st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", name.strip())
+
+
+def log_in(page: Page, console: Console, user_id: str, *, path: str = "") -> None:
+    page.goto(f"{console.url}/{path}")
+    page.get_by_test_id("stApp").wait_for()
+    page.get_by_label("使用者 User id").fill(user_id)
+    page.get_by_label("密碼 Password").fill(PASSWORD)
+    page.get_by_role("button", name="登入 Log in").click()
+    page.locator(key("auth.logout")).wait_for()
+
+
+def log_out(page: Page) -> None:
+    page.locator(key("auth.logout")).get_by_role("button").click()
+    page.get_by_label("密碼 Password").wait_for()
+    expect(page.locator(key("auth.logout"))).to_have_count(0)
+
+
+def open_page(page: Page, title: str) -> None:
+    """Open a page from the sidebar navigation (same session, so the login is kept)."""
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    expect(page.get_by_test_id("stHeading").first).to_be_visible()
+
+
+def main(page: Page) -> Locator:
+    return page.get_by_test_id("stMain")
+
+
+def settled(page: Page) -> None:
+    """The script run has finished (Streamlit shows no 'running' indicator)."""
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)

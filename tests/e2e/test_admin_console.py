@@ -1,0 +1,45 @@
+"""Admin and audit pages in a real browser: a role change is audited and the log exports as CSV."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.e2e.helpers import key, log_in, log_out, main, open_page
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def test_admin_grants_a_customer_and_finds_it_in_the_exported_audit_log(
+    page: Page, console, screenshots
+):
+    log_in(page, console, "a.admin")
+    open_page(page, "使用者與權限 Users & access")
+    expect(page.locator(key("admin.users"))).to_be_visible()
+    page.get_by_label("編輯使用者 Edit user").click()
+    page.get_by_role("option", name="a.sales2").click()
+    grants = page.locator(key("admin.grants"))
+    grants.get_by_label("或輸入 Or type").fill("customer:C-ACME")
+    grants.get_by_role("button", name="新增授權 Add grant").click()
+    expect(page.get_by_test_id("stToast")).to_contain_text("customer:C-ACME")
+    expect(grants).to_contain_text("customer:C-ACME")
+    page.screenshot(path=screenshots / "admin.png", full_page=True)
+
+    open_page(page, "稽核紀錄 Audit log")
+    filters = page.locator(key("audit.filters"))
+    filters.get_by_label("對象 Target (id 開頭 starts with)").fill("a.sales2")
+    filters.get_by_label("對象 Target (id 開頭 starts with)").press("Enter")
+    expect(main(page)).to_contain_text("1 筆紀錄")
+    page.screenshot(path=screenshots / "audit.png", full_page=True)
+    with page.expect_download() as download:
+        page.locator(key("audit.export")).get_by_role("button").click()
+    content = download.value.path().read_text(encoding="utf-8")
+    rows = list(csv.DictReader(io.StringIO(content)))
+    assert [(r["actor"], r["action"], r["subject_id"]) for r in rows] == [
+        ("a.admin", "user.grant_added", "a.sales2")
+    ]
+    assert rows[0]["after_ref"] == "grants=customer:C-ACME"
+    log_out(page)
