@@ -19,7 +19,7 @@ left, right = st.columns([2, 1])
 statuses = left.multiselect(
     "狀態 Status", [status.value for status in TaskStatus], key="inbox.status"
 )
-search = right.text_input("搜尋任務 Search task id", key="inbox.search").strip()
+search = right.text_input("搜尋 Search (task id, next step)", key="inbox.search").strip()
 
 # A new filter starts from the first page.
 filters = [list(statuses), search]
