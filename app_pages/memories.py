@@ -8,6 +8,7 @@ from pydantic import ValidationError
 from app_pages import _session, _ui
 from app_pages._session import Keys
 from services.memory.types import ConversationEvent, Memory, MemoryPolicy, parse_scope
+from services.publishing.candidates import Proposal
 
 principal = _session.require_page("memories")
 services = _session.services()
@@ -108,6 +109,31 @@ with browse:
                         bank.delete(principal, chosen, reason=reason)
                         _ui.toast_next("已刪除 Deleted")
                         st.rerun()
+                if current.state == "active":
+                    with st.form("memories.propose"):
+                        st.markdown("提議為候選知識 Propose as candidate knowledge")
+                        document_id = st.text_input(
+                            "目標文件 Target document id", key="memories.propose_document"
+                        )
+                        body = st.text_area(
+                            "提議內容 Proposed text",
+                            value=current.fact,
+                            key="memories.propose_body",
+                        )
+                        if st.form_submit_button("提議 Propose"):
+                            proposed = services.candidates.propose(
+                                principal,
+                                Proposal(
+                                    document_id=document_id.strip(),
+                                    body=body,
+                                    origin="memory",
+                                    memory_ids=[chosen],
+                                ),
+                            )
+                            st.success(
+                                f"候選 {_ui.escape(proposed.candidate_id)} 待知識負責人審核 "
+                                "waits for a knowledge owner"
+                            )
                 if is_admin:
                     hold_reason = st.text_input("保全原因 Hold reason", key="memories.hold_reason")
                     label = "解除保全 Lift hold" if current.legal_hold else "法律保全 Legal hold"

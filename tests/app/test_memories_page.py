@@ -81,3 +81,13 @@ def test_only_admins_see_topics_and_can_add_one(home):
     at.button(key="FormSubmitter:memories.new_topic-新增主題 Add topic").click().run()
     assert not at.exception, at.exception
     assert at.toggle(key="memories.topic.packaging").value is True
+
+
+def test_a_memory_is_proposed_as_candidate_knowledge(home):
+    at = generate(memories_page("a.sales"), "交期希望 20 天內。", save=True)
+    at.switch_page(PAGE).run()
+    assert at.text_area(key="memories.propose_body").value == "交期希望 20 天內"
+    at.text_input(key="memories.propose_document").input("SOP-LEADTIME")
+    at.button(key="FormSubmitter:memories.propose-提議 Propose").click().run()
+    assert not at.exception, at.exception
+    assert [s.value for s in at.success][0].startswith("候選 cand")

@@ -1,4 +1,4 @@
-"""`memdesk memories ...` in-process against a temporary store: happy path and bad input (exit 2)."""
+"""`memdesk memories ...` in-process on a temporary store: happy path, bad input exits 2."""
 
 from __future__ import annotations
 
