@@ -90,4 +90,4 @@ def test_a_memory_is_proposed_as_candidate_knowledge(home):
     at.text_input(key="memories.propose_document").input("SOP-LEADTIME")
     at.button(key="FormSubmitter:memories.propose-提議 Propose").click().run()
     assert not at.exception, at.exception
-    assert [s.value for s in at.success][0].startswith("候選 cand")
+    assert at.success[0].value.startswith("候選 cand")
