@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from services.errors import InvalidInput, NotAuthorized, NotFound
@@ -229,3 +231,23 @@ def test_a_memory_is_proposed_as_candidate_knowledge_with_its_own_quote(loaded):
     loaded.memories.delete(sales, memory_id, reason="withdrawn")
     with pytest.raises(InvalidInput):
         loaded.candidates.propose(sales, proposal)
+
+
+def test_concurrent_generations_for_one_scope_remember_a_fact_once(loaded):
+    start = threading.Barrier(4)
+    errors: list[BaseException] = []
+
+    def remember() -> None:
+        try:
+            start.wait()
+            generate(loaded, "需要特殊檢驗，交期希望 20 天內。")
+        except BaseException as exc:  # surfaced below: a thread's failure must fail the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=remember) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(facts(loaded)) == ["交期希望 20 天內", "需要特殊檢驗"]
