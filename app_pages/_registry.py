@@ -61,6 +61,13 @@ PAGES: tuple[Entry, ...] = (
         home_for=_roles("knowledge_owner"),
     ),
     Entry(
+        "memories",
+        "記憶庫 Memory Bank",
+        ":material/psychology:",
+        _roles("sales", "knowledge_owner", "admin"),
+        section="知識 Knowledge",
+    ),
+    Entry(
         "audit",
         "稽核紀錄 Audit log",
         ":material/policy:",

@@ -223,6 +223,17 @@ class MemoryBank:
         with self._db.read() as session:
             return to_memory(self._row(session, principal, memory_id))
 
+    def quote(self, principal: Principal, memory_id: str) -> str:
+        """The memory's current fact, for a candidate that cites it (services.publishing).
+
+        The quote always comes from here, never from the proposer's input; a memory of another
+        tenant or scope the principal may not read is not found, a deleted one is refused.
+        """
+        memory = self.get(principal, memory_id)
+        if memory.state != "active":
+            raise InvalidInput(f"memory {memory_id} is deleted and cannot back a candidate")
+        return memory.fact
+
     def list_memories(
         self,
         principal: Principal,
