@@ -113,9 +113,11 @@ def build(
         retriever=retrieval,
         genai_client=genai_client,
     )
-    candidates = CandidateService(db=db, clock=clock, ids=ids, knowledge=knowledge)
     memories = build_memory_bank(
         settings, db=db, clock=clock, ids=ids, embedder=index.embedder, genai_client=genai_client
+    )
+    candidates = CandidateService(
+        db=db, clock=clock, ids=ids, knowledge=knowledge, memory_quotes=memories
     )
     retention = RetentionService(
         db=db,
