@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from services.errors import InvalidInput, NotAuthorized, NotFound
@@ -229,3 +231,39 @@ def test_a_memory_is_proposed_as_candidate_knowledge_with_its_own_quote(loaded):
     loaded.memories.delete(sales, memory_id, reason="withdrawn")
     with pytest.raises(InvalidInput):
         loaded.candidates.propose(sales, proposal)
+
+
+def test_concurrent_generations_for_one_scope_remember_a_fact_once(loaded):
+    start = threading.Barrier(4)
+    errors: list[BaseException] = []
+
+    def remember() -> None:
+        try:
+            start.wait()
+            generate(loaded, "需要特殊檢驗，交期希望 20 天內。")
+        except BaseException as exc:  # surfaced below: a thread's failure must fail the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=remember) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(facts(loaded)) == ["交期希望 20 天內", "需要特殊檢驗"]
+
+
+def test_a_custom_topic_is_learnt_from_its_examples_without_keywords(loaded):
+    admin = principal(loaded, "a.admin")
+    loaded.memories.config.set_topic(
+        admin, label="shipping_photos", description="Photos the customer wants before shipping."
+    )
+    assert generate(loaded, "出貨前請拍照給我們確認。", scope={"task_id": "Q1"}).applied == ()
+    loaded.memories.config.add_example(
+        admin,
+        events=say("出貨前請拍照給我們確認。"),
+        memories=[ExampleMemory(topic="shipping_photos", fact="出貨前需拍照給客戶確認")],
+    )
+    kept = generate(loaded, "出貨前請拍照片給我們確認！", scope={"task_id": "Q2"})
+    assert [(c.action, c.topic) for c in kept.changes] == [("created", "shipping_photos")]
+    assert generate(loaded, "今天天氣很好。", scope={"task_id": "Q3"}).applied == ()
