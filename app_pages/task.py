@@ -47,17 +47,13 @@ with work:
             with st.status("分析中 Running analysis…", expanded=True) as status:
                 status.write("還原任務狀態 Restoring the task state…")
                 try:
-                    result = services.resumer.resume(
-                        principal, task_id, supplement=supplement.strip() or None
+                    result = _ui.resume_with_progress(
+                        principal, task_id, supplement.strip() or None, write=status.write
                     )
                 except MemdeskError as exc:
                     status.update(label="無法執行 Could not run", state="error")
                     st.error(_ui.escape(exc))
                 else:
-                    for line in _ui.run_progress(
-                        services.runs.events(principal, result.run.run_id)
-                    ):
-                        status.write(line)
                     failed = result.run.status != "succeeded"
                     status.update(
                         label=f"分析結束 Run {result.run.status} → {result.state.status.value}",
