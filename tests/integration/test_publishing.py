@@ -169,6 +169,8 @@ def test_a_draft_citing_v2_is_flagged_stale_after_v3_is_published(published: Ser
     )
     before = s.citations.check_approval(sales, draft.id)
     assert not before.stale
+    [card] = s.desk.approval_queue(sales)
+    assert card.stale_citations == []
     candidate = approved_leadtime(s)
     result = s.publisher.publish(who(s, "a.owner"), candidate.candidate_id)
     assert [d.approval_id for d in result.flagged_drafts] == [draft.id]
@@ -176,5 +178,9 @@ def test_a_draft_citing_v2_is_flagged_stale_after_v3_is_published(published: Ser
     assert after.stale
     [citation] = after.stale_citations
     assert (citation.state, citation.current_version) == ("superseded", 3)
+    [card] = s.desk.approval_queue(sales)  # what the approvals page shows the reviewer
+    assert [(c.document_id, c.version, c.state) for c in card.stale_citations] == [
+        ("SOP-LEADTIME", 2, "superseded")
+    ]
     flagged = s.audit.search(who(s, "a.admin"), action="draft.citation_superseded")
     assert [e.subject_id for e in flagged] == [str(draft.id)]
