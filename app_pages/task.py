@@ -92,6 +92,12 @@ with top:
             st.markdown(f":material/pending: {_ui.escape(item)}")
         if state.evidence_ids:
             st.caption("任務證據 Evidence: " + _ui.escape(", ".join(state.evidence_ids)))
+    run = view.latest_run
+    if run is not None and run.status in ("failed", "dead_letter", "cancelled"):
+        st.error(
+            f"最近一次分析 {_ui.escape(run.run_id)} {_ui.escape(run.status)}: "
+            f"{_ui.escape(run.error or '—')} — 需要人工接手 a person takes over."
+        )
     if view.record.conflicts or view.source_conflicts:
         st.warning("此任務有待處理的衝突。This task has conflicts to settle.")
         if st.button("處理衝突 Settle conflicts", key="task.to_conflicts"):
