@@ -68,6 +68,18 @@ def extract(text: str, *, topics=MANAGED_TOPICS, author="customer", **kw) -> lis
             [("key_task_details", "lead_time", "Can you ship by 2026-12-20")],
         ),
         (
+            "客戶要求 10 個工作天內交貨。",
+            [("key_task_details", "lead_time", "客戶要求 10 個工作天內交貨")],
+        ),
+        (
+            "We need 500 pieces by March 3.",
+            [
+                ("key_task_details", "quantity", "Quantity: 500 pieces"),
+                ("key_task_details", "lead_time", "We need 500 pieces by March 3"),
+            ],
+        ),
+        ("Our buyer is Ms. Chen.", [("customer_profile", "profile", "Our buyer is Ms. Chen")]),
+        (
             "我們習慣用木箱出貨。",
             [("customer_preferences", "preference", "我們習慣用木箱出貨")],
         ),
