@@ -236,6 +236,16 @@ def approval_card(card: ApprovalCard, *, key_prefix: str) -> None:
             if st.button("已閱讀變更 I have read the changes", key=f"{key_prefix}.seen.{item.id}"):
                 remember(Keys.seen(item.id), card.task_revision)
                 st.rerun()
+        if card.stale_citations:
+            cited = ", ".join(
+                f"{c.document_id}@{c.version} ({c.state}"
+                + (f", current v{c.current_version})" if c.current_version else ")")
+                for c in card.stale_citations
+            )
+            st.warning(
+                f"草稿引用的版本已非現行 This draft cites text that is no longer current: "
+                f"{escape(cited)}. 建議重新分析 Re-run the analysis before deciding."
+            )
         if card.draft is not None:
             draft_claims(card.draft, key_prefix=f"{key_prefix}.{item.id}")
         elif item.kind == "engineering":
