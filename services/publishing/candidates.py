@@ -301,10 +301,13 @@ class CandidateService:
     def _memory_source(
         self, principal: Principal, proposal: Proposal, memory_id: str
     ) -> CandidateSource:
-        quote = self.memory_quotes.quote(principal, memory_id) if self.memory_quotes else None
-        return CandidateSource(
-            kind="memory", ref=memory_id, quote=quote or proposal.memory_quotes.get(memory_id)
+        # With a Memory Bank configured the quote is always its own, never the proposer's.
+        quote = (
+            self.memory_quotes.quote(principal, memory_id)
+            if self.memory_quotes is not None
+            else proposal.memory_quotes.get(memory_id)
         )
+        return CandidateSource(kind="memory", ref=memory_id, quote=quote)
 
     @staticmethod
     def _check_run(session: Session, principal: Principal, run_id: str) -> None:
