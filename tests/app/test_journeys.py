@@ -179,6 +179,14 @@ def test_a_source_conflict_is_settled_with_a_reason_and_audited(home):
     assert entry.detail["chosen"] in state.evidence_ids
     assert state.next_step is not None and state.next_step.startswith("resume: SOP-ANODIZE-QC@")
 
+    # The next run no longer stops on the settled disagreement and cites the chosen source.
+    again = services().resumer.resume(sales, "Q43")
+    assert again.decision is not None
+    assert again.decision["status"] == "ready_for_review", again.decision
+    cited = {eid.split(":")[0] for c in again.decision["claims"] for eid in c["evidence_ids"]}
+    assert any(ref.startswith("SOP-ANODIZE-QC@") for ref in cited)
+    assert not any(ref.startswith("SOP-ANODIZE@") for ref in cited)
+
 
 def test_a_confirmed_field_conflict_is_settled_on_the_conflicts_page(home):
     sales = services().directory.principal("a.sales")
