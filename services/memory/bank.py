@@ -21,7 +21,7 @@ from services import audit
 from services.clock import Clock, IdGenerator, as_utc
 from services.db.engine import Database
 from services.db.models_memory import MemoryRevisionRow, MemoryRow
-from services.errors import InvalidInput, LegalHold, NotAuthorized, NotFound
+from services.errors import InvalidInput, LegalHold, MemdeskError, NotAuthorized, NotFound
 from services.memory import consolidate, retention
 from services.memory.access import (
     can_read_scope,
@@ -123,12 +123,31 @@ class MemoryBank:
             examples = [*BUILTIN_EXAMPLES, *load_examples(session, principal.tenant_id)]
             policy = load_policy(session, principal.tenant_id, self._defaults)
         enabled = {t.label for t in topics if t.enabled}
-        extraction = self._extractor.extract(
-            events,
-            topics=[t for t in topics if t.enabled],
-            examples=examples,
-            third_person=policy.third_person if third_person is None else third_person,
-        )
+        generation_id = self._ids.new("gen")
+        try:
+            extraction = self._extractor.extract(
+                events,
+                topics=[t for t in topics if t.enabled],
+                examples=examples,
+                third_person=policy.third_person if third_person is None else third_person,
+            )
+        except MemdeskError as exc:
+            # A model call that produced nothing usable is still a model call: on the record.
+            usage = getattr(exc, "usage", None)
+            with self._db.write() as session:
+                self._audit(
+                    session,
+                    principal,
+                    "memory.generation_failed",
+                    generation_id,
+                    detail={
+                        "scope": scope_key,
+                        "extractor": self._extractor.name,
+                        "reason": getattr(exc, "reason", type(exc).__name__),
+                        "model_calls": getattr(usage, "model_calls", 0),
+                    },
+                )
+            raise
         dropped = [
             MemoryChange(action="dropped", topic=f.topic, fact=f.fact, reason="no enabled topic")
             for f in (*extraction.facts, *extraction.forget)
@@ -139,7 +158,6 @@ class MemoryBank:
             forget=tuple(f for f in extraction.forget if f.topic in enabled),
             extractor=extraction.extractor,
         )
-        generation_id = self._ids.new("gen")
         with self._db.write() as session:
             _lock_scope(session, principal.tenant_id, scope_key)
             now = self._clock.now()
@@ -162,19 +180,20 @@ class MemoryBank:
                 generation_id=generation_id,
                 dry_run=dry_run,
             )
-            if not dry_run:
-                self._audit(
-                    session,
-                    principal,
-                    "memory.generated",
-                    generation_id,
-                    detail={
-                        "scope": scope_key,
-                        "extractor": extraction.extractor,
-                        "events": len(events),
-                        "changes": [c.action for c in changes],
-                    },
-                )
+            self._audit(
+                session,
+                principal,
+                "memory.previewed" if dry_run else "memory.generated",
+                generation_id,
+                detail={
+                    "scope": scope_key,
+                    "extractor": extraction.extractor,
+                    "events": len(events),
+                    "changes": [c.action for c in changes],
+                    "model_calls": extraction.model_calls,
+                    "tokens": extraction.tokens,
+                },
+            )
         return GenerateResult(
             generation_id=generation_id,
             scope=dict(scope),
@@ -284,15 +303,28 @@ class MemoryBank:
         scope_key = self._scope_key(principal, scope)
         with self._db.read() as session:
             rows = self._scope_rows(session, principal.tenant_id, scope_key, self._clock.now())
-            if not rows:
-                return []
-            matrix = self._vectors(rows)
-        scores = matrix @ self._embedder.embed_query(query)
-        order = sorted(range(len(rows)), key=lambda i: (-float(scores[i]), rows[i].memory_id))
-        return [
-            ScoredMemory(memory=to_memory(rows[i]), score=round(float(scores[i]), 6))
-            for i in order[:k]
-        ]
+            matrix = self._vectors(rows) if rows else None
+        hits: list[ScoredMemory] = []
+        if matrix is not None:
+            scores = matrix @ self._embedder.embed_query(query)
+            order = sorted(range(len(rows)), key=lambda i: (-float(scores[i]), rows[i].memory_id))
+            hits = [
+                ScoredMemory(memory=to_memory(rows[i]), score=round(float(scores[i]), 6))
+                for i in order[:k]
+            ]
+        with self._db.write() as session:  # a retrieval, like document retrieval, is audited
+            self._audit(
+                session,
+                principal,
+                "memory.searched",
+                query[:300],
+                detail={
+                    "scope": scope_key,
+                    "k": k,
+                    "memory_ids": [h.memory.memory_id for h in hits],
+                },
+            )
+        return hits
 
     def revisions(self, principal: Principal, memory_id: str) -> list[MemoryRevision]:
         """The memory's immutable history, newest first (revisions past their TTL are gone)."""

@@ -121,6 +121,7 @@ def test_custom_topic_keywords_and_negative_examples():
     ("text", "author", "expected"),
     [
         ("We prefer VCI bags.", "customer", "The customer prefers VCI bags"),
+        ("We always want a test report.", "customer", "The customer always wants a test report"),
         ("我們偏好 VCI 袋。", "customer", "客戶偏好 VCI 袋"),
         ("Our plant is in Ohio.", "customer", "The customer's plant is in Ohio"),
     ],
