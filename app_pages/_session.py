@@ -30,6 +30,7 @@ class Keys:
     INBOX_FILTERS = "view.inbox_filters"  # the filters that page number belongs to
     LAST_RUN = "view.last_run_id"  # the run the task page just started
     TOAST = "view.toast"  # one message to toast on the next run (after a rerun)
+    DECIDING = "view.deciding"  # [approval_id, approve?, seen revision] while confirming
     AUDIT_PAGE = "view.audit_page"  # 0-based page number of the audit log
     AUDIT_FILTERS = "view.audit_filters"  # the filters that page number belongs to
     ADMIN_USER = "view.admin_user_id"  # the user the admin page edits

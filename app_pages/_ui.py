@@ -48,12 +48,17 @@ STATUS_COLORS = {
 }
 
 
-def escape(text: object) -> str:
-    """Markdown-safe text: every punctuation escaped, line breaks and indentation kept."""
+def escape(text: object, *, line_start: bool = True) -> str:
+    """Markdown-safe text: every punctuation escaped, line breaks and indentation kept.
+
+    `line_start=False` for a piece that continues a line (a segment after a highlight)."""
     escaped = _PUNCTUATION.sub(r"\\\1", str(text))
     # Indentation would start a code block; keep it visible with no-break spaces.
-    escaped = _LEADING_SPACES.sub(lambda m: "\u00a0" * len(m.group(1)), escaped)
-    return escaped.replace("\r\n", "\n").replace("\n", "  \n")
+    head, newline, rest = escaped.partition("\n")
+    rest = _LEADING_SPACES.sub(lambda m: "\u00a0" * len(m.group(1)), rest)
+    if line_start:
+        head = _LEADING_SPACES.sub(lambda m: "\u00a0" * len(m.group(1)), head)
+    return (head + newline + rest).replace("\r\n", "\n").replace("\n", "  \n")
 
 
 def text(value: object) -> None:
@@ -64,9 +69,11 @@ def text(value: object) -> None:
 def highlighted(segments: Iterable[Segment]) -> str:
     """Markdown for a body whose cited span(s) are highlighted (segments come from services)."""
     parts: list[str] = []
+    line_start = True
     for segment in segments:
+        starts_line, line_start = line_start, segment.text.endswith("\n")
         if not segment.highlight:
-            parts.append(escape(segment.text))
+            parts.append(escape(segment.text, line_start=starts_line))
             continue
         # A directive cannot span lines: highlight each line of the span on its own.
         lines = segment.text.replace("\r\n", "\n").split("\n")
@@ -195,24 +202,45 @@ def approval_card(card: ApprovalCard, *, key_prefix: str) -> None:
                     open_evidence(str(citation["evidence_id"]), item.run_id)
         approve, reject, _ = st.columns([1, 1, 4])
         if approve.button("核准 Approve", key=f"{key_prefix}.approve.{item.id}", type="primary"):
-            confirm_decision(item.id, True, seen)
+            remember(Keys.DECIDING, [item.id, True, seen])
         if reject.button("退回 Reject", key=f"{key_prefix}.reject.{item.id}"):
-            confirm_decision(item.id, False, seen)
+            remember(Keys.DECIDING, [item.id, False, seen])
 
 
-@st.dialog("確認決定 Confirm decision")
+def decision_dialog() -> None:
+    """Open the confirm dialog for the item being decided, if any. The choice lives in session
+    state (ids only) so the dialog survives its own reruns until confirmed, cancelled or closed."""
+    deciding = st.session_state.get(Keys.DECIDING)
+    if isinstance(deciding, list) and len(deciding) == 3:
+        approval_id, approve, seen = deciding
+        confirm_decision(int(approval_id), bool(approve), int(seen))
+
+
+def _stop_deciding() -> None:
+    st.session_state.pop(Keys.DECIDING, None)
+    st.session_state.pop("decision.comment", None)
+
+
+@st.dialog("確認決定 Confirm decision", on_dismiss=_stop_deciding)
 def confirm_decision(approval_id: int, approve: bool, seen: int) -> None:
     who = _session.principal()
     if who is None:
         st.error("請先登入。Please log in.")
         return
     verb = "核准 approve" if approve else "退回 reject"
-    st.markdown(f"您將 **{verb}** 此項目（任務版次 {seen}）。")
+    st.markdown(f"您將 **{verb}** 項目 \\#{approval_id}（任務版次 revision {seen}）。")
     comment = st.text_area(
         "意見 Comment" + ("" if approve else "（退回必填 required to reject）"),
         key="decision.comment",
     )
-    if not st.button("確認 Confirm", key="decision.confirm", type="primary"):
+    confirm, cancel = st.columns(2)
+    if cancel.button("取消 Cancel", key="decision.cancel"):
+        _stop_deciding()
+        st.rerun()
+    if not confirm.button("確認 Confirm", key="decision.confirm", type="primary"):
+        return
+    if not approve and not comment.strip():
+        st.error("退回需要意見。A comment is required to reject.")
         return
     desk = _session.services().desk
     try:
@@ -220,18 +248,21 @@ def confirm_decision(approval_id: int, approve: bool, seen: int) -> None:
             who, approval_id, approve=approve, comment=comment, seen_revision=seen
         )
     except (StaleRevision, InvalidInput) as exc:
-        task_id = desk_task_id(approval_id)
         st.error(f"無法決定 Could not decide — {escape(exc)}")
+        task_id = desk_task_id(approval_id)
         if task_id is not None:
             changes(desk.changes_since(who, task_id, seen))
+        st.caption("重新載入以查看最新內容。Reload to see the current draft.")
         if st.button("重新載入 Reload", key="decision.reload"):
             remember(Keys.seen(approval_id), None)
+            _stop_deciding()
             st.rerun()
         return
     except MemdeskError as exc:
         show_error(exc)
         return
     remember(Keys.seen(approval_id), None)
+    _stop_deciding()
     toast_next(
         f"已{'核准' if approve else '退回'} {outcome.approval.task_id} "
         f"{outcome.approval.item_key} → {outcome.state.status.value}"

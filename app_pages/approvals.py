@@ -18,3 +18,4 @@ if not cards:
     st.info("目前沒有待核准的草稿。No drafts are waiting for you.")
 for card in cards:
     _ui.approval_card(card, key_prefix="approvals")
+_ui.decision_dialog()

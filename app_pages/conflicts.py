@@ -40,18 +40,18 @@ for case in cases:
                     if st.button("原文 Source", key=f"{key}.source.{value.get('evidence_id')}"):
                         _ui.open_evidence(str(value.get("evidence_id")), conflict.run_id)
             with st.form(f"{key}.form", clear_on_submit=True):
-                options = [str(v.get("evidence_id")) for v in conflict.values]
-                labels = {
-                    str(v.get("evidence_id")): f"{v.get('document_id')}@{v.get('version')}: "
-                    f"{v.get('value')}"
+                # Plain string options: session state stays picklable (no format_func).
+                choices = {
+                    f"{v.get('document_id')}@{v.get('version')}: {v.get('value')}": str(
+                        v.get("evidence_id")
+                    )
                     for v in conflict.values
                 }
-                choice = st.radio(
-                    "權威來源 Authoritative source",
-                    [*options, "escalate"],
-                    format_func=lambda o, names=labels: names.get(o, "上報 Escalate"),
-                    key=f"{key}.choice",
+                choices["上報 Escalate"] = "escalate"
+                picked = st.radio(
+                    "權威來源 Authoritative source", list(choices), key=f"{key}.choice"
                 )
+                choice = choices[picked] if picked else "escalate"
                 reason = st.text_area("理由 Reason (required)", key=f"{key}.reason")
                 if st.form_submit_button("記錄決定 Record decision", type="primary"):
                     with _ui.domain_errors():
@@ -77,12 +77,7 @@ for case in cases:
             with st.form(f"{key}.form", clear_on_submit=True):
                 keep = st.radio(
                     "保留哪個值 Keep which value",
-                    ["confirmed", "proposed"],
-                    format_func=lambda o: (
-                        "保留已確認值 Keep confirmed"
-                        if o == "confirmed"
-                        else "採用新值 Take the new value"
-                    ),
+                    ["保留已確認值 Keep confirmed", "採用新值 Take the new value"],
                     key=f"{key}.choice",
                 )
                 reason = st.text_area("理由 Reason (required)", key=f"{key}.reason")
@@ -93,7 +88,7 @@ for case in cases:
                             state.task_id,
                             expected_revision=state.revision,
                             field=conflict.field,
-                            keep_confirmed=keep == "confirmed",
+                            keep_confirmed=keep == "保留已確認值 Keep confirmed",
                             reason=reason,
                         )
                         _ui.toast_next(f"已記錄 {state.task_id}: {conflict.field}")

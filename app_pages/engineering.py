@@ -15,3 +15,4 @@ if not cards:
     st.info("目前沒有待確認的項目。Nothing is waiting for engineering.")
 for card in cards:
     _ui.approval_card(card, key_prefix="engineering")
+_ui.decision_dialog()

@@ -17,10 +17,7 @@ st.title("任務收件匣 Inbox")
 counts = tasks.status_counts(principal)
 left, right = st.columns([2, 1])
 statuses = left.multiselect(
-    "狀態 Status",
-    [status.value for status in TaskStatus],
-    format_func=lambda s: f"{s} ({counts.get(s, 0)})",
-    key="inbox.status",
+    "狀態 Status", [status.value for status in TaskStatus], key="inbox.status"
 )
 search = right.text_input("搜尋任務 Search task id", key="inbox.search").strip()
 
@@ -42,7 +39,10 @@ if page.total == 0:
     st.info("沒有符合的任務。No tasks match.")
     st.stop()
 
-st.caption(f"{page.total} 件任務 tasks · 第 {page_number + 1} 頁 page")
+st.caption(
+    f"{page.total} 件任務 tasks · 第 {page_number + 1} 頁 page · "
+    + " · ".join(f"{status} {count}" for status, count in sorted(counts.items()))
+)
 header = st.columns([1.2, 1.4, 0.6, 2.2, 2.6, 1.6, 0.8])
 for column, label in zip(
     header,

@@ -173,7 +173,7 @@ class Accounts:
         if tenant_id:
             query = query.where(User.tenant_id == tenant_id)
         with self._db.read() as session:
-            rows = session.execute(query.order_by(User.tenant_id, User.user_id)).tuples()
+            rows = session.execute(query.order_by(User.tenant_id, User.user_id)).all()
             return [_account(user, credential) for user, credential in rows]
 
     def ensure_password(self, user_ids: list[str], password: str, *, actor: str) -> list[str]:

@@ -277,7 +277,15 @@ class Desk:
         gathered = Gathered.from_events(self._runs.events(principal, run.run_id))
         if gathered is None:
             return []
-        return [
-            SourceConflict(run_id=run.run_id, need=c.need, fact=c.fact, values=list(c.values))
-            for c in gathered.conflicts
-        ]
+        # Several needs can run into the same disagreement: one decision settles it for all.
+        merged: dict[tuple[str, tuple[str, ...]], SourceConflict] = {}
+        for c in gathered.conflicts:
+            key = (c.fact, tuple(sorted(str(v.get("evidence_id")) for v in c.values)))
+            seen = merged.get(key)
+            merged[key] = SourceConflict(
+                run_id=run.run_id,
+                need=f"{seen.need}, {c.need}" if seen else c.need,
+                fact=c.fact,
+                values=seen.values if seen else list(c.values),
+            )
+        return list(merged.values())

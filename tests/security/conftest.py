@@ -35,6 +35,7 @@ class Targets:
     version: int
     evidence: str
     user: str
+    memory: str
 
     def values(self) -> list[str]:
         """Every key, and the document version a citation names (messages quote either)."""
@@ -53,7 +54,10 @@ MISSING = Targets(
     version=2,
     evidence="DOC-NOWHERE@2:0-40",
     user="x.nobody",
+    memory="mem-nowhere",
 )
+# The scope of tenant A's memory: a customer's task (needs the customer grant to read).
+MEMORY_SCOPE = {"customer_id": "C-ACME", "task_id": "Q42"}
 
 
 @dataclass
@@ -76,7 +80,9 @@ def root_of(tenant_id: str, *, grants: tuple[str, ...] = ()) -> Principal:
 
 def build_world(settings: Settings) -> World:
     services = bootstrap.build(settings, clock=FakeClock(), ids=SequentialIds())
-    bootstrap.seed_demo(services)
+    bootstrap.initialise(services)  # seed_demo without the demo passwords (argon2 is slow)
+    services.importer.import_file(services.settings.demo_corpus, actor="system:seed-demo")
+    services.index.sync()
     sales = services.directory.principal("a.sales")
     resumed = services.resumer.resume(sales, "Q42", supplement=SUPPLEMENT, as_of=AS_OF)
     assert resumed.run.status == "succeeded", resumed.run.error
@@ -85,6 +91,13 @@ def build_world(settings: Settings) -> World:
     services.runs.enqueue(sales, "T-ACTIVE", supplement="請確認交期", as_of=AS_OF)
     services.tasks.create(sales, task_id="T-CREATE")
     services.tasks.create(services.directory.principal("b.sales"), task_id="B-T1")
+    memory = services.memories.create(
+        sales, scope=MEMORY_SCOPE, topic="customer_preferences", fact="艾克美偏好以 PE 袋單件包裝"
+    )
+    # Held, so that a delete aimed at it proves it was found without deleting it.
+    services.memories.set_legal_hold(
+        services.directory.principal("a.admin"), memory.memory_id, hold=True, reason="probe"
+    )
     real = Targets(
         task="Q42",
         active_task="T-ACTIVE",
@@ -95,6 +108,7 @@ def build_world(settings: Settings) -> World:
         version=2,
         evidence=resumed.evidence[0].evidence_id,
         user="a.sales",
+        memory=memory.memory_id,
     )
     owner = services.directory.principal("a.admin")
     a_documents = {

@@ -23,8 +23,9 @@ from services.contracts.corpus import DocStatus
 from services.contracts.decision import Claim, DecisionStatus, MemoryDecision, NextAction
 from services.errors import MemdeskError, NotFound
 from services.knowledge import KnowledgeStore
+from services.memory.types import ConversationEvent
 from services.principals import Principal
-from tests.security.conftest import AS_OF, MISSING, Targets, World, root_of
+from tests.security.conftest import AS_OF, MEMORY_SCOPE, MISSING, Targets, World, root_of
 
 Call = Callable[[Services, Principal, Targets], Any]
 
@@ -61,7 +62,14 @@ def _eligible_rows(s: Services, p: Principal, t: Targets) -> list[str]:
 
 # A's words, not A's ids: B's audit log keeps B's own queries, and the leak scan reads it.
 A_QUERY = "標準交期 15 日 特殊檢驗 SUS304 艾克美 ACME 不鏽鋼"
-STALE = 10**6  # an expected_revision no task has: the owner's control raises StaleRevision
+STALE = 10**6
+
+
+def _scope(t: Targets) -> dict[str, str]:
+    return {**MEMORY_SCOPE, "task_id": t.task}
+
+
+# an expected_revision no task has: the owner's control raises StaleRevision
 
 CASES: dict[str, Case] = {
     # ---- tasks
@@ -207,6 +215,44 @@ CASES: dict[str, Case] = {
         owner="a.sales",  # task and run found; the fact is not one of the run's conflicts
         proof=lambda o: o[:2] == ("raised", "NotFound") and "conflict not found" in o[2],
     ),
+    # ---- memories (scoped: exact scope match inside the principal's tenant)
+    "memories.get": Case(lambda s, p, t: s.memories.get(p, t.memory), owner="a.sales"),
+    "memories.revisions": Case(lambda s, p, t: s.memories.revisions(p, t.memory), owner="a.sales"),
+    "memories.rollback": Case(
+        lambda s, p, t: s.memories.rollback(p, t.memory, revision=1),
+        owner="a.sales",  # found: it is at revision 1 already
+    ),
+    "memories.delete": Case(
+        lambda s, p, t: s.memories.delete(p, t.memory, reason="probe"),
+        owner="a.sales",  # found: it is under legal hold
+    ),
+    "memories.set_legal_hold": Case(
+        lambda s, p, t: s.memories.set_legal_hold(p, t.memory, hold=True, reason="probe"),
+        owner="a.admin",
+    ),
+    "memories.create": Case(lambda s, p, t: None),  # see test_a_memory_in_the_same_scope_key...
+    "memories.generate": Case(
+        # A dry run in the same scope key: nothing of A's may be consolidated against.
+        lambda s, p, t: [
+            change.model_dump(mode="json")
+            for change in s.memories.generate(
+                p,
+                scope=_scope(t),
+                events=[ConversationEvent(text="艾克美偏好以 PE 袋單件包裝，交期請盡量縮短。")],
+                dry_run=True,
+            ).changes
+            if change.action not in ("created", "dropped")
+        ],
+        listing=True,
+    ),
+    "memories.list_memories": Case(
+        lambda s, p, t: s.memories.list_memories(p, scope=_scope(t), include_deleted=True),
+        listing=True,
+    ),
+    "memories.scopes": Case(lambda s, p, t: s.memories.scopes(p), listing=True),
+    "memories.search": Case(
+        lambda s, p, t: s.memories.search(p, scope=_scope(t), query="包裝 PE 袋"), listing=True
+    ),
     # ---- identity, users and resume
     "directory.tenant": Case(lambda s, p, t: s.directory.tenant(p), listing=True),
     "directory.users": Case(lambda s, p, t: s.directory.users(p), listing=True),
@@ -256,6 +302,8 @@ SYSTEM = {
     "supervisor.*": "runs a claimed run as its requester",
     "worker.*": "claims and executes runs",
     "retrieval.caches": "cache handle for the index maintenance",
+    "memories.purge_expired": "retention job (CLI purge-expired)",
+    "memories.extractor_name": "configuration read (which extractor runs)",
     "accounts.*": "login and the CLI's account management: before any principal exists",
 }
 SKIP_FIELDS = {"settings", "db", "clock", "ids"}  # plumbing, not services
@@ -344,7 +392,9 @@ def leaked(world: World, text: str) -> list[str]:
 
 
 @pytest.mark.parametrize("who", sorted(B_PRINCIPALS))
-@pytest.mark.parametrize("method", sorted(m for m in CASES if m != "tasks.create"))
+@pytest.mark.parametrize(
+    "method", sorted(m for m in CASES if m not in ("tasks.create", "memories.create"))
+)
 def test_another_tenant_gets_exactly_what_a_missing_record_gives(world, method, who):
     case = CASES[method]
     intruder = B_PRINCIPALS[who](world)
@@ -391,3 +441,19 @@ def test_listings_of_another_tenant_hold_only_its_own_rows(world):
         assert not leaked(world, _dump(rows)), who
         counts = s.tasks.status_counts(intruder)
         assert sum(counts.values()) == s.tasks.search(intruder, limit=1000).total >= 1
+
+
+def test_a_memory_in_the_same_scope_key_as_another_tenants_stays_apart(world):
+    s = world.services
+    intruder = root_of("B", grants=("customer:C-ACME",))
+    a_sales = world.principal("a.sales")
+    before = s.memories.list_memories(a_sales, scope=MEMORY_SCOPE)
+    mine = s.memories.create(
+        intruder, scope=MEMORY_SCOPE, topic="customer_preferences", fact="B 的客戶偏好木箱"
+    )
+    assert s.memories.list_memories(a_sales, scope=MEMORY_SCOPE) == before
+    assert [m.memory_id for m in s.memories.list_memories(intruder, scope=MEMORY_SCOPE)] == [
+        mine.memory_id
+    ]
+    with pytest.raises(NotFound):
+        s.memories.get(a_sales, mine.memory_id)
