@@ -14,9 +14,14 @@ def key(name: str) -> str:
     return ".st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", name.strip())
 
 
-def log_in(page: Page, console: Console, user_id: str, *, path: str = "") -> None:
-    page.goto(f"{console.url}/{path}")
+def log_in(page: Page, console: Console, user_id: str) -> None:
+    page.goto(console.url)
     page.get_by_test_id("stApp").wait_for()
+    submit_login(page, user_id)
+
+
+def submit_login(page: Page, user_id: str) -> None:
+    """Fill and submit the login form the page shows."""
     page.get_by_label("使用者 User id").fill(user_id)
     page.get_by_label("密碼 Password").fill(PASSWORD)
     page.get_by_role("button", name="登入 Log in").click()

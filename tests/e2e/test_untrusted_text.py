@@ -11,7 +11,8 @@ from playwright.sync_api import Page, Request, expect
 from tests.e2e import xss
 from tests.e2e.helpers import key, log_in, open_page
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
+# One xdist group: the whole browser tier shares one seeded server on one worker.
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
 
 def test_a_hostile_document_renders_as_plain_text(page: Page, console):
