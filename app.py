@@ -16,10 +16,17 @@ if principal is None:
         position="hidden",
     )
 else:
+    home = _registry.home_for(principal)
     sections: dict[str, list[st.Page]] = {}
     for entry in _registry.entries_for(principal):
         sections.setdefault(entry.section, []).append(
-            st.Page(entry.path, title=entry.title, icon=entry.icon, url_path=entry.name)
+            st.Page(
+                entry.path,
+                title=entry.title,
+                icon=entry.icon,
+                url_path=entry.name,
+                default=entry == home,
+            )
         )
     navigation = st.navigation(sections)
     with st.sidebar:

@@ -34,6 +34,8 @@ class Keys:
     AUDIT_PAGE = "view.audit_page"  # 0-based page number of the audit log
     AUDIT_FILTERS = "view.audit_filters"  # the filters that page number belongs to
     ADMIN_USER = "view.admin_user_id"  # the user the admin page edits
+    MEMORY_SCOPE = "view.memory_scope"  # the exact scope the memories page shows (key=value&..)
+    MEMORY_ID = "view.memory_id"  # the memory opened on the memories page
 
     @staticmethod
     def seen(approval_id: int) -> str:

@@ -144,6 +144,11 @@ def open_evidence(evidence_id: str, run_id: str | None) -> None:
     st.switch_page("app_pages/evidence.py")
 
 
+def _short(text: str, limit: int = 160) -> str:
+    """A quote's opening for a list; the evidence page shows it whole, at its offsets."""
+    return text if len(text) <= limit else text[:limit].rstrip() + "…"
+
+
 def draft_claims(draft: Draft, *, key_prefix: str) -> None:
     """Each claim of a draft with its citations (document, version, offsets, quote)."""
     for number, claim in enumerate(draft.claims, start=1):
@@ -154,7 +159,7 @@ def draft_claims(draft: Draft, *, key_prefix: str) -> None:
             for index, citation in enumerate(claim.citations):
                 label = f"{citation.ref} [{citation.start}–{citation.end}]"
                 history = " :violet-badge[歷史 history — 僅供比較]" if citation.is_history else ""
-                quote = f" 「{escape(citation.quote)}」" if citation.quote else ""
+                quote = f" 「{escape(_short(citation.quote))}」" if citation.quote else ""
                 left, right = st.columns([5, 1], vertical_alignment="center")
                 left.markdown(f":material/format_quote: **{escape(label)}**{history}{quote}")
                 if right.button(
@@ -187,6 +192,13 @@ def approval_card(card: ApprovalCard, *, key_prefix: str) -> None:
                 f"任務已更新 The task moved from revision {seen} to {card.task_revision} "
                 "since you opened it. 請先查看變更 Review the changes before deciding."
             )
+            who = _session.principal()
+            if who is not None:
+                diff = _session.services().desk.changes_since(who, item.task_id, seen)
+                changes(diff, key=f"{key_prefix}.changes.{item.id}")
+            if st.button("已閱讀變更 I have read the changes", key=f"{key_prefix}.seen.{item.id}"):
+                remember(Keys.seen(item.id), card.task_revision)
+                st.rerun()
         if card.draft is not None:
             draft_claims(card.draft, key_prefix=f"{key_prefix}.{item.id}")
         elif item.kind == "engineering":
@@ -280,9 +292,9 @@ def desk_task_id(approval_id: int) -> str | None:
         return None
 
 
-def changes(diff: ChangesSince) -> None:
+def changes(diff: ChangesSince, *, key: str = "stale.changes") -> None:
     """What changed on a task since the revision a person saw (instead of a traceback)."""
-    with st.container(border=True, key="stale.changes"):
+    with st.container(border=True, key=key):
         st.markdown(
             f"**{escape(diff.task_id)}**: 版次 revision {diff.seen_revision} → "
             f"{diff.current_revision}"

@@ -33,7 +33,6 @@ meta, body = st.columns([1, 2])
 with meta.container(border=True, key="evidence.meta"):
     st.markdown(f"**{_ui.escape(document.title)}**")
     st.markdown(
-        # Bold, not a code span: backslash escapes show literally inside backticks.
         f"文件 document: **{_ui.escape(document.document_id)}** · "
         f"版本 version **{document.version}**"
     )

@@ -19,7 +19,7 @@ left, right = st.columns([2, 1])
 statuses = left.multiselect(
     "狀態 Status", [status.value for status in TaskStatus], key="inbox.status"
 )
-search = right.text_input("搜尋任務 Search task id", key="inbox.search").strip()
+search = right.text_input("搜尋 Search (task id, next step)", key="inbox.search").strip()
 
 # A new filter starts from the first page.
 filters = [list(statuses), search]
@@ -43,7 +43,7 @@ st.caption(
     f"{page.total} 件任務 tasks · 第 {page_number + 1} 頁 page · "
     + " · ".join(f"{status} {count}" for status, count in sorted(counts.items()))
 )
-header = st.columns([1.2, 1.4, 0.6, 2.2, 2.6, 1.6, 0.8])
+header = st.columns([1, 1.4, 0.6, 2, 2.4, 1.6, 1.2])
 for column, label in zip(
     header,
     [
@@ -61,7 +61,7 @@ for column, label in zip(
         column.markdown(f"**{label}**")
 for record in page.items:
     state = record.state
-    row = st.columns([1.2, 1.4, 0.6, 2.2, 2.6, 1.6, 0.8], vertical_alignment="center")
+    row = st.columns([1, 1.4, 0.6, 2, 2.4, 1.6, 1.2], vertical_alignment="center")
     row[0].markdown(_ui.escape(state.task_id))
     row[1].markdown(_ui.badge_md(state.status.value))
     row[2].markdown(str(state.revision))

@@ -11,9 +11,18 @@ st.title("memdesk 審核台")
 st.caption("AI 虛擬員工記憶審核 · Review desk for the AI virtual employee's memory")
 
 if _session.settings().auth_mode == "oidc":
-    st.write("請以公司帳號登入。Log in with your company account.")
-    if st.button("登入 Log in", key="login.oidc", type="primary"):
-        st.login()
+    if st.user.get("is_logged_in"):
+        # Signed in at the identity provider, but no active memdesk user has this e-mail.
+        st.error(
+            "此帳號尚未開通，請聯絡管理員。This account is not set up in memdesk; "
+            "ask an administrator."
+        )
+        if st.button("登出 Log out", key="login.oidc_logout"):
+            st.logout()
+    else:
+        st.write("請以公司帳號登入。Log in with your company account.")
+        if st.button("登入 Log in", key="login.oidc", type="primary"):
+            st.login()
 else:
     with st.form("login.form", clear_on_submit=True):
         user_id = st.text_input("使用者 User id", key="login.user_id")

@@ -31,36 +31,8 @@ view = _ui.or_stop(lambda: services.desk.task_view(principal, task_id))
 state = view.record.state
 _session.remember(Keys.TASK_SEEN_REVISION, state.revision)
 
-with top:
-    st.title(f"任務 {_ui.escape(state.task_id)}")
-    st.markdown(
-        f"{_ui.badge_md(state.status.value)} · 版次 revision **{state.revision}** · "
-        f"下一步 next step: {_ui.escape(state.next_step or '—')}"
-    )
-    confirmed_col, pending_col = st.columns(2)
-    with confirmed_col.container(border=True, key="task.confirmed"):
-        st.subheader("已確認 Confirmed")
-        st.caption("已確認的欄位不會再詢問。Confirmed fields are not asked again.")
-        if not state.confirmed:
-            st.write("—")
-        for field, value in state.confirmed.items():
-            st.markdown(
-                f":material/verified: **{_ui.escape(field)}** = {_ui.escape(value)} "
-                f":green-badge[已確認 confirmed]"
-            )
-    with pending_col.container(border=True, key="task.pending"):
-        st.subheader("待辦 Pending")
-        if not state.pending:
-            st.write("—")
-        for item in state.pending:
-            st.markdown(f":material/pending: {_ui.escape(item)}")
-        if state.evidence_ids:
-            st.caption("任務證據 Evidence: " + _ui.escape(", ".join(state.evidence_ids)))
-    if view.record.conflicts or view.source_conflicts:
-        st.warning("此任務有待處理的衝突。This task has conflicts to settle.")
-        if st.button("處理衝突 Settle conflicts", key="task.to_conflicts"):
-            st.switch_page("app_pages/conflicts.py")
-
+# The run (if asked for) goes first so the header and draft below show what it changed; the
+# containers keep the page order: header, supplement and run, draft and timeline.
 with work:
     can_run = principal.has_role("sales", "engineer", "admin") and state.status not in TERMINAL
     if can_run:
@@ -98,6 +70,36 @@ with work:
             view = services.desk.task_view(principal, task_id)  # what the run changed
             state = view.record.state
             _session.remember(Keys.TASK_SEEN_REVISION, state.revision)
+
+with top:
+    st.title(f"任務 {_ui.escape(state.task_id)}")
+    st.markdown(
+        f"{_ui.badge_md(state.status.value)} · 版次 revision **{state.revision}** · "
+        f"下一步 next step: {_ui.escape(state.next_step or '—')}"
+    )
+    confirmed_col, pending_col = st.columns(2)
+    with confirmed_col.container(border=True, key="task.confirmed"):
+        st.subheader("已確認 Confirmed")
+        st.caption("已確認的欄位不會再詢問。Confirmed fields are not asked again.")
+        if not state.confirmed:
+            st.write("—")
+        for field, value in state.confirmed.items():
+            st.markdown(
+                f":material/verified: **{_ui.escape(field)}** = {_ui.escape(value)} "
+                f":green-badge[已確認 confirmed]"
+            )
+    with pending_col.container(border=True, key="task.pending"):
+        st.subheader("待辦 Pending")
+        if not state.pending:
+            st.write("—")
+        for item in state.pending:
+            st.markdown(f":material/pending: {_ui.escape(item)}")
+        if state.evidence_ids:
+            st.caption("任務證據 Evidence: " + _ui.escape(", ".join(state.evidence_ids)))
+    if view.record.conflicts or view.source_conflicts:
+        st.warning("此任務有待處理的衝突。This task has conflicts to settle.")
+        if st.button("處理衝突 Settle conflicts", key="task.to_conflicts"):
+            st.switch_page("app_pages/conflicts.py")
 
 with rest:
     if view.draft is not None:

@@ -23,6 +23,10 @@ from services.importer import CorpusImporter, ImportReport
 from services.knowledge import KnowledgeStore
 from services.memory.bank import MemoryBank
 from services.memory.wiring import build_memory_bank
+from services.publishing.candidates import CandidateService
+from services.publishing.citations import CitationChecker
+from services.publishing.publisher import Publisher
+from services.retention import RetentionService
 from services.retrieval.embedders import Embedder
 from services.retrieval.index import IndexManager
 from services.retrieval.service import RetrievalService
@@ -52,6 +56,10 @@ class Services:
     supervisor: Supervisor = field(repr=False)
     worker: Worker = field(repr=False)
     resumer: Resumer = field(repr=False)
+    candidates: CandidateService = field(repr=False)
+    publisher: Publisher = field(repr=False)
+    citations: CitationChecker = field(repr=False)
+    retention: RetentionService = field(repr=False)
     accounts: Accounts = field(repr=False)
     desk: Desk = field(repr=False)
     memories: MemoryBank = field(repr=False)
@@ -105,6 +113,20 @@ def build(
         retriever=retrieval,
         genai_client=genai_client,
     )
+    memories = build_memory_bank(
+        settings, db=db, clock=clock, ids=ids, embedder=index.embedder, genai_client=genai_client
+    )
+    candidates = CandidateService(
+        db=db, clock=clock, ids=ids, knowledge=knowledge, memory_quotes=memories
+    )
+    retention = RetentionService(
+        db=db,
+        clock=clock,
+        tasks=tasks,
+        index=index,
+        default_task_days=settings.completed_task_retention_days,
+    )
+    retention.register("memory", memories)  # memories keep their own TTL and hold flag
     return Services(
         settings=settings,
         db=db,
@@ -123,6 +145,12 @@ def build(
         supervisor=agents.supervisor,
         worker=agents.worker,
         resumer=agents.resumer,
+        candidates=candidates,
+        publisher=Publisher(
+            db=db, clock=clock, ids=ids, knowledge=knowledge, candidates=candidates, index=index
+        ),
+        citations=CitationChecker(db=db, clock=clock, knowledge=knowledge, approvals=approvals),
+        retention=retention,
         accounts=Accounts(db=db, clock=clock),
         desk=Desk(
             tasks=tasks,
@@ -132,14 +160,7 @@ def build(
             knowledge=knowledge,
             clock=clock,
         ),
-        memories=build_memory_bank(
-            settings,
-            db=db,
-            clock=clock,
-            ids=ids,
-            embedder=index.embedder,
-            genai_client=genai_client,
-        ),
+        memories=memories,
     )
 
 

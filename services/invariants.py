@@ -24,6 +24,7 @@ from services.db.models import (
     Approval,
     AuditEntry,
     DocumentVersion,
+    IndexChunk,
     Run,
     RunEvent,
     TaskCheckpoint,
@@ -32,6 +33,7 @@ from services.db.models import (
     User,
 )
 from services.knowledge import content_hash
+from services.retrieval.index import IndexManager
 from services.retrieval.types import parse_evidence_id
 
 EXAMPLES = 5
@@ -276,6 +278,47 @@ def _why_forbidden(
     if row.body[start:end] != item.get("quote"):
         return "quote does not match the stored body"
     return None
+
+
+# ---- index ----------------------------------------------------------------------------------
+def vectors_match_sql(db: Database, index: IndexManager) -> Check:
+    """The active collection in the vector store holds exactly the chunk ids SQL lists for the
+    active index version (no orphan, none missing), and only approved versions are indexed
+    (a revoked or superseded version's vectors are gone)."""
+    active = index.active()
+    if active is None:
+        return _check("vectors_match_sql", 0, ["no active index version"])
+    stored = {record.id for record in index.store.get(active.collection)}
+    with db.read() as session:
+        listed = set(
+            session.scalars(
+                select(IndexChunk.chunk_id).where(IndexChunk.index_version == active.index_version)
+            )
+        )
+        indexed = session.execute(
+            select(
+                DocumentVersion.tenant_id,
+                DocumentVersion.document_id,
+                DocumentVersion.version,
+                DocumentVersion.status,
+            )
+            .join(
+                IndexChunk,
+                (IndexChunk.tenant_id == DocumentVersion.tenant_id)
+                & (IndexChunk.document_id == DocumentVersion.document_id)
+                & (IndexChunk.version == DocumentVersion.version),
+            )
+            .where(IndexChunk.index_version == active.index_version)
+            .distinct()
+        ).all()
+    problems = [f"orphan vector {chunk_id}" for chunk_id in sorted(stored - listed)]
+    problems += [f"missing vector {chunk_id}" for chunk_id in sorted(listed - stored)]
+    problems += [
+        f"{t}/{d}@{v} is {status} but still indexed"
+        for t, d, v, status in indexed
+        if status != "approved"
+    ]
+    return _check("vectors_match_sql", len(stored | listed), problems)
 
 
 # ---- audit -------------------------------------------------------------------------------------

@@ -119,7 +119,11 @@ class TaskService:
         if statuses:
             query = query.where(TaskRow.status.in_(statuses))
         if search:
-            query = query.where(TaskRow.task_id.ilike(f"%{_escape_like(search)}%", escape="\\"))
+            like = f"%{_escape_like(search)}%"
+            query = query.where(
+                TaskRow.task_id.ilike(like, escape="\\")
+                | TaskRow.next_step.ilike(like, escape="\\")
+            )
         with self._db.read() as session:
             total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
             rows = session.scalars(

@@ -30,6 +30,7 @@ from services.errors import (
     NotFound,
 )
 from services.principals import Principal
+from services.redaction import hidden_refs, redact, refs_in
 from services.retrieval.types import Evidence
 from services.tasks import TASK_WRITERS
 
@@ -178,7 +179,7 @@ class RunQueue:
             if row.requested_by != principal.user_id and not principal.has_role("admin"):
                 raise NotAuthorized("only the requester or an admin may cancel a run")
             if row.status == CANCELLED:
-                return _view(row)
+                return _shown(session, principal, [_view(row)])[0]
             if row.status in TERMINAL:
                 raise IllegalTransition(
                     subject=f"run {run_id}", source=row.status, target=CANCELLED
@@ -193,12 +194,13 @@ class RunQueue:
             )
             if row.status == QUEUED:
                 self._finish(session, row, CANCELLED, error=f"cancelled by {principal.user_id}")
-            return _view(row)
+            return _shown(session, principal, [_view(row)])[0]
 
     # ---- reads -------------------------------------------------------------------------
+    # What derives from documents the viewer may not read is withheld (services/redaction.py).
     def get(self, principal: Principal, run_id: str) -> RunView:
         with self._db.read() as session:
-            return _view(self._row(session, principal, run_id))
+            return _shown(session, principal, [_view(self._row(session, principal, run_id))])[0]
 
     def search(
         self,
@@ -217,19 +219,28 @@ class RunQueue:
             rows = session.scalars(
                 query.order_by(Run.created_at.desc(), Run.run_id.desc()).limit(limit)
             )
-            return [_view(row) for row in rows]
+            return _shown(session, principal, [_view(row) for row in rows])
 
     def events(self, principal: Principal, run_id: str) -> list[RunEventView]:
         with self._db.read() as session:
             self._row(session, principal, run_id)
-            return self._events(session, run_id)
+            events = self._events(session, run_id)
+            hidden = hidden_refs(session, principal, refs_in([e.payload for e in events]))
+        if not hidden:
+            return events
+        return [e.model_copy(update={"payload": redact(e.payload, hidden)}) for e in events]
 
     def evidence(self, principal: Principal, run_id: str) -> list[Evidence]:
-        """What the run's decision may cite (the evidence pool it handed to analysis)."""
-        pools = [e for e in self.events(principal, run_id) if e.kind == "evidence"]
-        if not pools:
-            return []
-        return [Evidence.model_validate(item) for item in pools[-1].payload.get("evidence", [])]
+        """What the run's decision may cite (the evidence pool it handed to analysis), as far
+        as the principal may read it."""
+        with self._db.read() as session:
+            self._row(session, principal, run_id)
+            pools = [e for e in self._events(session, run_id) if e.kind == "evidence"]
+            if not pools:
+                return []
+            pool = [Evidence.model_validate(i) for i in pools[-1].payload.get("evidence", [])]
+            hidden = hidden_refs(session, principal, {(e.document_id, e.version) for e in pool})
+        return [e for e in pool if (e.document_id, e.version) not in hidden]
 
     # ---- the worker side (system, by run id) -------------------------------------------
     def claim(self, worker_id: str, *, run_id: str | None = None) -> RunView | None:
@@ -499,6 +510,18 @@ def _small(value: Any) -> bool:
     if isinstance(value, str | int | float | bool) or value is None:
         return True
     return isinstance(value, list) and len(value) <= 20 and all(isinstance(v, str) for v in value)
+
+
+def _shown(session: Session, principal: Principal, views: list[RunView]) -> list[RunView]:
+    hidden = hidden_refs(session, principal, refs_in([[v.decision, v.review] for v in views]))
+    if not hidden:
+        return views
+    return [
+        v.model_copy(
+            update={"decision": redact(v.decision, hidden), "review": redact(v.review, hidden)}
+        )
+        for v in views
+    ]
 
 
 def _view(row: Run) -> RunView:

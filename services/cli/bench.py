@@ -13,6 +13,7 @@ from services.settings import Settings
 
 def register(bench_app: typer.Typer) -> None:
     bench_app.command("load")(bench_load)
+    bench_app.command("soak")(bench_soak)
 
 
 def bench_load(
@@ -62,4 +63,31 @@ def _load_text(result: dict[str, Any]) -> str:
             f"duplicate approvals {mode['duplicate_approvals']}, forbidden evidence "
             f"{mode['forbidden_evidence']}"
         )
+    return "\n".join(lines)
+
+
+def bench_soak(
+    minutes: Annotated[float, typer.Option("--minutes", help="How long to mix operations.")] = 5.0,
+    seed: Annotated[int, typer.Option("--seed")] = 7,
+    as_json: JsonFlag = False,
+) -> None:
+    """Mix imports, publications, revocations, runs and approvals for MINUTES on a throwaway
+    store, then check every invariant (exit 1 if one is broken)."""
+    from services import bench_soak
+
+    result = run_command(lambda: bench_soak.soak(Settings(), minutes=minutes, seed=seed))
+    emit(result, as_json=as_json, text=lambda: _soak_text(result))
+    if not result["invariants_ok"]:
+        raise typer.Exit(1)
+
+
+def _soak_text(result: dict[str, Any]) -> str:
+    lines = [
+        f"soak {result['elapsed_s']} s: {result['operations_total']} operations "
+        + ", ".join(f"{k} {v}" for k, v in result["operations"].items())
+    ]
+    for name, check in result["checks"].items():
+        verdict = "ok" if not check["violations"] else f"{check['violations']} VIOLATION(S)"
+        lines.append(f"  {name}: {verdict} ({check['checked']} checked)")
+        lines += [f"    - {example}" for example in check["examples"]]
     return "\n".join(lines)

@@ -7,13 +7,14 @@ never evidence a claim may cite.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import or_, select
+from sqlalchemy import or_, select, text
 from sqlalchemy.orm import Session
 
 from services import audit
@@ -140,6 +141,7 @@ class MemoryBank:
         )
         generation_id = self._ids.new("gen")
         with self._db.write() as session:
+            _lock_scope(session, principal.tenant_id, scope_key)
             now = self._clock.now()
             rows = self._scope_rows(session, principal.tenant_id, scope_key, now)
             plan = consolidate.plan(
@@ -223,6 +225,17 @@ class MemoryBank:
         with self._db.read() as session:
             return to_memory(self._row(session, principal, memory_id))
 
+    def quote(self, principal: Principal, memory_id: str) -> str:
+        """The memory's current fact, for a candidate that cites it (services.publishing).
+
+        The quote always comes from here, never from the proposer's input; a memory of another
+        tenant or scope the principal may not read is not found, a deleted one is refused.
+        """
+        memory = self.get(principal, memory_id)
+        if memory.state != "active":
+            raise InvalidInput(f"memory {memory_id} is deleted and cannot back a candidate")
+        return memory.fact
+
     def list_memories(
         self,
         principal: Principal,
@@ -301,7 +314,7 @@ class MemoryBank:
         """Make an earlier revision current again; the rollback itself is a new revision."""
         require_writer(principal)
         with self._db.write() as session:
-            row = self._row(session, principal, memory_id)
+            row = self._row(session, principal, memory_id, for_update=True)
             now = self._clock.now()
             target = session.scalar(
                 select(MemoryRevisionRow).where(
@@ -348,7 +361,7 @@ class MemoryBank:
         if not reason.strip():
             raise InvalidInput("a reason is required to delete a memory")
         with self._db.write() as session:
-            row = self._row(session, principal, memory_id)
+            row = self._row(session, principal, memory_id, for_update=True)
             if row.state == "deleted":
                 raise InvalidInput(f"memory {memory_id} is already deleted")
             if row.legal_hold:
@@ -377,7 +390,7 @@ class MemoryBank:
         if not reason.strip():
             raise InvalidInput("a reason is required for a legal hold change")
         with self._db.write() as session:
-            row = self._row(session, principal, memory_id, allow_expired=True)
+            row = self._row(session, principal, memory_id, allow_expired=True, for_update=True)
             row.legal_hold = hold
             row.legal_hold_reason = reason if hold else None
             self._audit(
@@ -410,9 +423,16 @@ class MemoryBank:
         return key
 
     def _row(
-        self, session: Session, principal: Principal, memory_id: str, *, allow_expired: bool = False
+        self,
+        session: Session,
+        principal: Principal,
+        memory_id: str,
+        *,
+        allow_expired: bool = False,
+        for_update: bool = False,
     ) -> MemoryRow:
-        row = session.get(MemoryRow, memory_id)
+        # Writers lock the row so two changes of one memory never race for a revision number.
+        row = session.get(MemoryRow, memory_id, with_for_update=for_update or None)
         if (
             row is None
             or row.tenant_id != principal.tenant_id
@@ -680,6 +700,17 @@ class MemoryBank:
             after_ref=after,
             detail=dict(detail or {}),
         )
+
+
+def _lock_scope(session: Session, tenant_id: str, scope_key: str) -> None:
+    """Serialise consolidation per scope: two generations for one scope at once would both see
+    "nothing similar yet" and create the same memory twice. SQLite writers already serialise
+    (BEGIN IMMEDIATE); PostgreSQL takes a transaction-scoped advisory lock on the scope."""
+    if session.get_bind().dialect.name != "postgresql":
+        return
+    digest = hashlib.sha256(f"memory-scope|{tenant_id}|{scope_key}".encode()).digest()
+    key = int.from_bytes(digest[:8], "big", signed=True)
+    session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
 
 
 def _source(

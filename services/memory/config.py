@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pydantic import ValidationError
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
@@ -55,13 +56,19 @@ class MemoryConfig:
             raise InvalidInput(f"custom topic {label!r} needs a description")
         if managed and (description or keywords):
             raise InvalidInput(f"{label!r} is a managed topic: only enabled can be changed")
-        topic = Topic(
-            label=label,
-            description=(description or "").strip(),
-            managed=managed,
-            enabled=enabled,
-            keywords=tuple(k.strip() for k in keywords or [] if k.strip()),
-        )
+        try:
+            topic = Topic(
+                label=label,
+                description=(description or "").strip(),
+                managed=managed,
+                enabled=enabled,
+                keywords=tuple(k.strip() for k in keywords or [] if k.strip()),
+            )
+        except ValidationError as exc:
+            raise InvalidInput(
+                f"topic {label!r}: a label is 2-80 lowercase letters, digits or '_' "
+                f"starting with a letter ({exc.errors()[0]['msg']})"
+            ) from exc
         with self._db.write() as session:
             row = session.get(MemoryTopicRow, (principal.tenant_id, label))
             if row is None:

@@ -62,6 +62,7 @@ def test_q42_journey_from_inbox_to_approved_draft(home):
     assert status.state == "complete"
     assert "awaiting_approval" in status.label
     page = texts(at)
+    assert ":orange-badge[awaiting\\_approval] · 版次 revision" in page  # the header is current
     assert "草稿 Draft" in " ".join(s.value for s in at.subheader)
     assert "SOP\\-LEADTIME\\@2" in page
     assert "SOP\\-LEADTIME\\@1" not in page and "DRAFT\\-INJECT" not in page
@@ -70,7 +71,7 @@ def test_q42_journey_from_inbox_to_approved_draft(home):
     at.button(key=cite_key("Q42", "a.sales", "SOP-LEADTIME@2")).click().run()
     assert [t.value for t in at.title] == ["證據 Evidence"]
     evidence = texts(at)
-    assert "`SOP\\-LEADTIME` · 版本 version **2**" in evidence
+    assert "**SOP\\-LEADTIME** · 版本 version **2**" in evidence
     assert "內容雜湊 content hash: :green-badge[相符 matches]" in evidence
     assert "引文 quote at offsets: :green-badge[相符 matches]" in evidence
     highlighted = [m.value for m in at.markdown if ":orange-background[" in m.value]

@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
-from app_pages import _registry
-from tests.app.conftest import app, logged_in, texts
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from app_pages import _registry, _session
+from tests.app.conftest import TIMEOUT, app, logged_in, texts
+
+ROOT = Path(__file__).resolve().parents[2]
 
 USERS = {
     "sales": "a.sales",
@@ -72,3 +77,60 @@ def test_every_page_for_every_role(shared_home, role, user, page, allowed):
     at.switch_page(f"app_pages/{page}.py").run()
     assert not at.exception, at.exception
     assert at.title, f"{page} rendered nothing for {role}"
+
+
+@pytest.mark.parametrize(
+    ("user", "page"),
+    [
+        ("a.engineer", "approvals"),
+        ("a.sales", "engineering"),
+        ("a.owner", "inbox"),
+        ("b.sales", "knowledge"),
+    ],
+)
+def test_a_page_run_directly_checks_the_role_itself(shared_home, user, page):
+    # Hiding a page is not authorization: run the page file without app.py's navigation.
+    at = AppTest.from_file(str(ROOT / "app_pages" / f"{page}.py"), default_timeout=TIMEOUT)
+    at.session_state[_session.Keys.USER_ID] = user
+    at.run()
+    assert not at.exception
+    assert [e.value for e in at.error] == [
+        "您的角色無權使用此頁面。Your role may not open this page."
+    ]
+    assert not at.button and not at.title
+
+
+def test_a_page_run_directly_while_logged_out_asks_for_a_login(shared_home):
+    at = AppTest.from_file(str(ROOT / "app_pages" / "task.py"), default_timeout=TIMEOUT).run()
+    assert [e.value for e in at.error] == ["請先登入。Please log in."]
+    assert not at.title
+
+
+def test_oidc_identity_comes_from_the_database_by_email(home, monkeypatch):
+    monkeypatch.setenv("MEMDESK_AUTH_MODE", "oidc")
+    _session.services().accounts.add_user(
+        tenant_id="A",
+        user_id="lin.oidc",
+        password="unused-in-oidc",
+        roles=["engineer"],
+        email="Lin@Example.com",
+        actor="test",
+    )
+    at = app()
+    at.user = {"is_logged_in": True, "email": "lin@example.com"}
+    at.run()
+    assert not at.exception
+    assert "工程確認 Engineering queue" in [t.value for t in at.title]
+    with pytest.raises(ValueError):
+        at.switch_page("app_pages/inbox.py").run()
+
+
+def test_an_oidc_login_without_a_memdesk_user_sees_only_the_login(home, monkeypatch):
+    monkeypatch.setenv("MEMDESK_AUTH_MODE", "oidc")
+    at = app()
+    at.user = {"is_logged_in": True, "email": "stranger@example.com"}
+    at.run()
+    assert [t.value for t in at.title] == ["memdesk 審核台"]
+    assert at.error[0].value.startswith("此帳號尚未開通")
+    with pytest.raises(ValueError):
+        at.switch_page("app_pages/task.py").run()

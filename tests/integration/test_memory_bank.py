@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from services.errors import InvalidInput, NotAuthorized, NotFound
 from services.memory.types import ConversationEvent, ExampleMemory
+from services.publishing.candidates import Proposal
 from tests.conftest import principal
 
 Q42 = {"task_id": "Q42"}
@@ -201,3 +204,50 @@ def test_engineers_write_but_only_admins_hold(loaded):
         loaded.memories.set_legal_hold(
             principal(loaded, "a.sales"), memory_id.memory_id, hold=True, reason="x"
         )
+
+
+def test_a_memory_is_proposed_as_candidate_knowledge_with_its_own_quote(loaded):
+    sales = principal(loaded, "a.sales")
+    memory_id = generate(loaded, "交期希望 20 天內。").changes[0].memory_id
+    assert memory_id is not None
+    proposal = Proposal(
+        document_id="SOP-LEADTIME",
+        body="客戶 C-ACME 的交期要求為 20 天內。",
+        origin="memory",
+        memory_ids=[memory_id],
+        memory_quotes={memory_id: "標準交期一律 5 日"},  # the proposer's claim is not used
+    )
+    candidate = loaded.candidates.propose(sales, proposal)
+    assert (candidate.knowledge_class, candidate.status) == ("inference", "pending")
+    [source] = candidate.sources
+    assert (source.kind, source.ref, source.quote) == ("memory", memory_id, "交期希望 20 天內")
+    # Proposing does not change the memory: it stays an inference in its scope.
+    assert loaded.memories.get(sales, memory_id).revision == 1
+
+    with pytest.raises(NotFound):  # another tenant cannot cite it
+        loaded.candidates.propose(
+            principal(loaded, "b.sales"), proposal.model_copy(update={"document_id": "B-PRICE"})
+        )
+    loaded.memories.delete(sales, memory_id, reason="withdrawn")
+    with pytest.raises(InvalidInput):
+        loaded.candidates.propose(sales, proposal)
+
+
+def test_concurrent_generations_for_one_scope_remember_a_fact_once(loaded):
+    start = threading.Barrier(4)
+    errors: list[BaseException] = []
+
+    def remember() -> None:
+        try:
+            start.wait()
+            generate(loaded, "需要特殊檢驗，交期希望 20 天內。")
+        except BaseException as exc:  # surfaced below: a thread's failure must fail the test
+            errors.append(exc)
+
+    threads = [threading.Thread(target=remember) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert sorted(facts(loaded)) == ["交期希望 20 天內", "需要特殊檢驗"]

@@ -218,6 +218,7 @@ CASES: dict[str, Case] = {
     # ---- memories (scoped: exact scope match inside the principal's tenant)
     "memories.get": Case(lambda s, p, t: s.memories.get(p, t.memory), owner="a.sales"),
     "memories.revisions": Case(lambda s, p, t: s.memories.revisions(p, t.memory), owner="a.sales"),
+    "memories.quote": Case(lambda s, p, t: s.memories.quote(p, t.memory), owner="a.sales"),
     "memories.rollback": Case(
         lambda s, p, t: s.memories.rollback(p, t.memory, revision=1),
         owner="a.sales",  # found: it is at revision 1 already
