@@ -25,6 +25,7 @@ from tests.e2e import xss
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = ROOT / "docs" / "screenshots"
+ARTIFACTS = ROOT / "test-artifacts"
 # Waits are on elements and conditions; this is only how long a condition may take at most.
 TIMEOUT_MS = 60_000
 SERVER_START_S = 90.0
@@ -132,6 +133,10 @@ def console(seeded_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+        log.ended.wait(timeout=10)
+        # Kept for a failed run's post-mortem (test-artifacts/ is git-ignored).
+        ARTIFACTS.mkdir(exist_ok=True)
+        (ARTIFACTS / "e2e-streamlit.log").write_text(log.text(), encoding="utf-8")
 
 
 @pytest.fixture(scope="session")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import key, log_in, log_out, main, open_page, submit_login
+from tests.e2e.helpers import field, key, log_in, log_out, main, open_page, submit_login
 
 # One xdist group: the whole browser tier shares one seeded server on one worker.
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("browser")]
@@ -29,7 +29,7 @@ def test_sales_resumes_q42_to_an_approved_draft(page: Page, console, screenshots
     expect(confirmed).to_contain_text("1200")
     expect(page.locator(key("task.pending"))).to_contain_text("special_inspection")
 
-    page.get_by_label("補充資訊 Supplement (optional)").fill(SUPPLEMENT)
+    field(page, "task.supplement").fill(SUPPLEMENT)
     page.get_by_role("button", name="執行分析 Run analysis").click()
     draft = page.locator(key("task.draft"))
     expect(draft).to_contain_text("SOP-LEADTIME@2", timeout=120_000)
@@ -61,7 +61,7 @@ def test_sales_resumes_q42_to_an_approved_draft(page: Page, console, screenshots
     card.locator("[class*='st-key-approvals-approve-']").get_by_role("button").click()
     dialog = page.get_by_test_id("stDialog")
     expect(dialog).to_be_visible()
-    dialog.get_by_label("意見 Comment").fill("交期依 SOP v2，特殊檢驗待工程確認。")
+    field(page, "decision.comment").fill("交期依 SOP v2，特殊檢驗待工程確認。")
     dialog.locator(key("decision.confirm")).get_by_role("button").click()
     expect(page.get_by_test_id("stToast")).to_contain_text("Q42")
     expect(dialog).to_have_count(0)
@@ -81,7 +81,7 @@ def test_tenant_b_finds_no_trace_of_q42(page: Page, console):
     expect(missing).to_contain_text("Page not found")
     page.keyboard.press("Escape")
     expect(missing).to_have_count(0)
-    expect(page.get_by_label("密碼 Password")).to_be_visible()
+    expect(field(page, "login.password")).to_be_visible()
     expect(main(page)).not_to_contain_text("SUS304")
 
     submit_login(page, "b.sales")
@@ -91,19 +91,19 @@ def test_tenant_b_finds_no_trace_of_q42(page: Page, console):
     open_page(page, "任務收件匣 Inbox")
     expect(main(page)).to_contain_text("B-Q7")
     expect(page.locator(key("inbox.open.Q42"))).to_have_count(0)
-    page.get_by_label("搜尋任務 Search task id").fill("Q42")
-    page.get_by_label("搜尋任務 Search task id").press("Enter")
+    field(page, "inbox.search").fill("Q42")
+    field(page, "inbox.search").press("Enter")
     expect(main(page)).to_contain_text("沒有符合的任務")
 
     open_page(page, "任務 Task")
-    page.get_by_label("任務編號 Task id").fill("Q42")
-    page.get_by_label("任務編號 Task id").press("Enter")
+    field(page, "task.pick").fill("Q42")
+    field(page, "task.pick").press("Enter")
     expect(page.get_by_test_id("stAlertContentError")).to_contain_text("Not found")
     expect(main(page)).not_to_contain_text("SUS304")
 
     open_page(page, "證據 Evidence")
-    page.get_by_label("引用 Citation (DOC@VERSION:START-END)").fill("MAIL-42@1:0-10")
-    page.get_by_label("引用 Citation (DOC@VERSION:START-END)").press("Enter")
+    field(page, "evidence.citation").fill("MAIL-42@1:0-10")
+    field(page, "evidence.citation").press("Enter")
     expect(page.get_by_test_id("stAlertContentError")).to_contain_text("Not found")
     expect(main(page)).not_to_contain_text("SUS304")
 

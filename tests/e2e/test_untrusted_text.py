@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import Page, Request, expect
 
 from tests.e2e import xss
-from tests.e2e.helpers import key, log_in, open_page
+from tests.e2e.helpers import field, key, log_in, open_page
 
 # One xdist group: the whole browser tier shares one seeded server on one worker.
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("browser")]
@@ -25,9 +25,9 @@ def test_a_hostile_document_renders_as_plain_text(page: Page, console):
     page.add_init_script("window.__xss = undefined;")
     log_in(page, console, "a.sales")
     open_page(page, "證據 Evidence")
-    field = page.get_by_label("引用 Citation (DOC@VERSION:START-END)")
-    field.fill(xss.citation())
-    field.press("Enter")
+    citation = field(page, "evidence.citation")
+    citation.fill(xss.citation())
+    citation.press("Enter")
 
     body = page.locator(key("evidence.body"))
     meta = page.locator(key("evidence.meta"))
