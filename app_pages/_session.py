@@ -6,6 +6,7 @@ derived from the login identity and the database on every run, never kept in the
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import streamlit as st
@@ -48,13 +49,21 @@ def settings() -> Settings:
 
 
 @st.cache_resource(show_spinner=False)
-def _services(settings_json: str) -> Services:
-    return bootstrap.build(Settings.model_validate_json(settings_json))
+def _services(fingerprint: str) -> Services:
+    # Built from the environment itself: a JSON round trip would mask secrets (SecretStr).
+    return bootstrap.build(Settings())
+
+
+def _fingerprint(current: Settings) -> str:
+    """Different settings (another MEMDESK_HOME, another key) get another service root."""
+    secret = current.gemini_api_key.get_secret_value() if current.gemini_api_key else ""
+    text = current.model_dump_json() + "\0" + secret
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def services() -> Services:
     """The one way pages reach the service layer (built once per settings, shared by sessions)."""
-    return _services(settings().model_dump_json())
+    return _services(_fingerprint(settings()))
 
 
 def principal() -> Principal | None:

@@ -7,7 +7,9 @@ sees it (HTML, links, images, `$` math and directives included), never rendered 
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TypeVar
 
@@ -15,9 +17,11 @@ import streamlit as st
 
 from app_pages import _session
 from app_pages._session import Keys, remember
+from services.agents.resume import ResumeResult
 from services.agents.runs import RunEventView
 from services.desk import ApprovalCard
 from services.errors import InvalidInput, MemdeskError, NotAuthorized, NotFound, StaleRevision
+from services.principals import Principal
 from services.views.changes import ChangesSince
 from services.views.drafts import Draft
 from services.views.highlight import Segment
@@ -138,6 +142,39 @@ def run_progress(events: list[RunEventView]) -> list[str]:
     return [escape(step.text) for step in run_steps(events)]
 
 
+def resume_with_progress(
+    principal: Principal,
+    task_id: str,
+    supplement: str | None,
+    *,
+    write: Callable[[str], object],
+    poll_seconds: float = 0.3,
+) -> ResumeResult:
+    """`services.resumer.resume` (the call `memdesk resume` makes), with its run's steps
+    written as they are recorded. The resume runs on a worker thread; this thread only reads."""
+    services = _session.services()
+    before = services.runs.search(principal, task_id=task_id, limit=1)
+    previous = before[0].run_id if before else None
+    shown = 0
+    run_id: str | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdesk-resume") as pool:
+        future = pool.submit(services.resumer.resume, principal, task_id, supplement=supplement)
+        while True:
+            finished = future.done()  # read once more after it finished: the last steps
+            if run_id is None:
+                latest = services.runs.search(principal, task_id=task_id, limit=1)
+                if latest and latest[0].run_id != previous:
+                    run_id = latest[0].run_id
+            if run_id is not None:
+                lines = run_progress(services.runs.events(principal, run_id))
+                for line in lines[shown:]:
+                    write(line)
+                shown = len(lines)
+            if finished:
+                return future.result()
+            time.sleep(poll_seconds)
+
+
 def open_evidence(evidence_id: str, run_id: str | None) -> None:
     remember(Keys.EVIDENCE_ID, evidence_id)
     remember(Keys.EVIDENCE_RUN, run_id)
@@ -199,6 +236,16 @@ def approval_card(card: ApprovalCard, *, key_prefix: str) -> None:
             if st.button("已閱讀變更 I have read the changes", key=f"{key_prefix}.seen.{item.id}"):
                 remember(Keys.seen(item.id), card.task_revision)
                 st.rerun()
+        if card.stale_citations:
+            cited = ", ".join(
+                f"{c.document_id}@{c.version} ({c.state}"
+                + (f", current v{c.current_version})" if c.current_version else ")")
+                for c in card.stale_citations
+            )
+            st.warning(
+                f"草稿引用的版本已非現行 This draft cites text that is no longer current: "
+                f"{escape(cited)}. 建議重新分析 Re-run the analysis before deciding."
+            )
         if card.draft is not None:
             draft_claims(card.draft, key_prefix=f"{key_prefix}.{item.id}")
         elif item.kind == "engineering":

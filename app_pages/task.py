@@ -47,17 +47,13 @@ with work:
             with st.status("分析中 Running analysis…", expanded=True) as status:
                 status.write("還原任務狀態 Restoring the task state…")
                 try:
-                    result = services.resumer.resume(
-                        principal, task_id, supplement=supplement.strip() or None
+                    result = _ui.resume_with_progress(
+                        principal, task_id, supplement.strip() or None, write=status.write
                     )
                 except MemdeskError as exc:
                     status.update(label="無法執行 Could not run", state="error")
                     st.error(_ui.escape(exc))
                 else:
-                    for line in _ui.run_progress(
-                        services.runs.events(principal, result.run.run_id)
-                    ):
-                        status.write(line)
                     failed = result.run.status != "succeeded"
                     status.update(
                         label=f"分析結束 Run {result.run.status} → {result.state.status.value}",
@@ -96,6 +92,12 @@ with top:
             st.markdown(f":material/pending: {_ui.escape(item)}")
         if state.evidence_ids:
             st.caption("任務證據 Evidence: " + _ui.escape(", ".join(state.evidence_ids)))
+    run = view.latest_run
+    if run is not None and run.status in ("failed", "dead_letter", "cancelled"):
+        st.error(
+            f"最近一次分析 {_ui.escape(run.run_id)} {_ui.escape(run.status)}: "
+            f"{_ui.escape(run.error or '—')} — 需要人工接手 a person takes over."
+        )
     if view.record.conflicts or view.source_conflicts:
         st.warning("此任務有待處理的衝突。This task has conflicts to settle.")
         if st.button("處理衝突 Settle conflicts", key="task.to_conflicts"):

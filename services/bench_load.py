@@ -155,7 +155,7 @@ def load(
         corpus_file = root / "corpus.json"
         corpus_file.write_text(json.dumps(work.corpus, ensure_ascii=False), encoding="utf-8")
         with (
-            _postgres_database(pg_admin_url) as database_url,
+            postgres_database(pg_admin_url) as database_url,
             ChromaProcess(root / "chroma") as chroma,
         ):
             scale = base.model_copy(
@@ -378,7 +378,7 @@ def _checks(services: Services, work: Workload) -> dict[str, Any]:
 
 
 @contextmanager
-def _postgres_database(admin_url: str) -> Iterator[str]:
+def postgres_database(admin_url: str) -> Iterator[str]:
     """A database created for this run and dropped afterwards."""
     import psycopg
 

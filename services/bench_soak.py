@@ -17,6 +17,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,9 @@ from sqlalchemy import select
 
 from services import bootstrap, invariants
 from services.agents.runs import ACTIVE
+from services.bench_load import DEFAULT_PG_ADMIN, postgres_database
 from services.bootstrap import Services
+from services.chroma_process import ChromaProcess
 from services.db.models import Approval, DocumentVersion, Run, TaskRow, User
 from services.errors import MemdeskError
 from services.settings import REPO_ROOT, Settings
@@ -47,22 +50,34 @@ class SoakState:
     files: int = 0
 
 
-def soak(settings: Settings, *, minutes: float, seed: int = 7) -> dict[str, Any]:
+def soak(
+    settings: Settings,
+    *,
+    minutes: float,
+    seed: int = 7,
+    scale_out: bool = False,
+    pg_admin_url: str = DEFAULT_PG_ADMIN,
+) -> dict[str, Any]:
+    """Embedded by default (SQLite + Chroma directory); `scale_out` uses a fresh PostgreSQL
+    database and a Chroma server on a loopback port instead."""
     if minutes <= 0:
         raise ValueError("--minutes must be more than 0")
-    with tempfile.TemporaryDirectory(prefix="memdesk-soak-") as scratch:
-        local = settings.model_copy(
-            update={
-                "home": Path(scratch) / "home",
-                "database_url": None,
-                "chroma_url": None,
-                "analyzer": "offline",
-                "tenant_runs_per_minute": 1_000_000,
-            }
-        )
-        services = bootstrap.build(local)
+    with tempfile.TemporaryDirectory(prefix="memdesk-soak-") as scratch, ExitStack() as stack:
+        update: dict[str, Any] = {
+            "home": Path(scratch) / "home",
+            "database_url": None,
+            "chroma_url": None,
+            "analyzer": "offline",
+            "tenant_runs_per_minute": 1_000_000,
+        }
+        store = "sqlite file + chroma directory (embedded)"
+        if scale_out:
+            update["database_url"] = stack.enter_context(postgres_database(pg_admin_url))
+            update["chroma_url"] = stack.enter_context(ChromaProcess(Path(scratch) / "chroma")).url
+            store = "postgresql (fresh database) + chroma server on 127.0.0.1"
+        services = bootstrap.build(settings.model_copy(update=update))
         try:
-            return _soak(services, Path(scratch), minutes=minutes, seed=seed)
+            return {"store": store, **_soak(services, Path(scratch), minutes=minutes, seed=seed)}
         finally:
             services.close()
 
@@ -299,7 +314,6 @@ def _report(
     return {
         "minutes": minutes,
         "elapsed_s": round(elapsed, 1),
-        "store": "sqlite file + chroma directory (embedded)",
         "embedding_model": services.index.embedder.name,
         "operations": dict(sorted(state.done.items())),
         "operations_total": sum(state.done.values()),

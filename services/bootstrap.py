@@ -119,6 +119,7 @@ def build(
     candidates = CandidateService(
         db=db, clock=clock, ids=ids, knowledge=knowledge, memory_quotes=memories
     )
+    citations = CitationChecker(db=db, clock=clock, knowledge=knowledge, approvals=approvals)
     retention = RetentionService(
         db=db,
         clock=clock,
@@ -149,7 +150,7 @@ def build(
         publisher=Publisher(
             db=db, clock=clock, ids=ids, knowledge=knowledge, candidates=candidates, index=index
         ),
-        citations=CitationChecker(db=db, clock=clock, knowledge=knowledge, approvals=approvals),
+        citations=citations,
         retention=retention,
         accounts=Accounts(db=db, clock=clock),
         desk=Desk(
@@ -159,6 +160,7 @@ def build(
             approval_flow=agents.approval_flow,
             knowledge=knowledge,
             clock=clock,
+            citations=citations,
         ),
         memories=memories,
     )

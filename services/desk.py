@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from services.agents.approval_flow import ApprovalFlow, ApprovalOutcome
 from services.agents.gathering import Gathered
@@ -21,6 +21,7 @@ from services.contracts.task_state import TaskStatus
 from services.errors import InvalidInput, NotAuthorized, NotFound, StaleRevision
 from services.knowledge import KnowledgeStore
 from services.principals import Principal
+from services.publishing.citations import CitationChecker, CitationStatus, cited_in
 from services.retrieval.types import parse_evidence_id
 from services.tasks import TaskRecord, TaskService
 from services.views.changes import ChangesSince, changes_since
@@ -62,6 +63,8 @@ class ApprovalCard(BaseModel):
     task_revision: int
     task_status: str
     draft: Draft | None
+    # Citations no longer current (a newer version was published, or it was revoked).
+    stale_citations: list[CitationStatus] = Field(default_factory=list)
 
 
 class ConflictCase(BaseModel):
@@ -81,7 +84,9 @@ class Desk:
         approval_flow: ApprovalFlow,
         knowledge: KnowledgeStore,
         clock: Clock,
+        citations: CitationChecker | None = None,
     ) -> None:
+        self._citations = citations
         self._tasks = tasks
         self._runs = runs
         self._approvals = approvals
@@ -158,9 +163,16 @@ class Desk:
                     task_revision=state.revision,
                     task_status=state.status.value,
                     draft=draft(item.run_id or "", decision, pool) if decision else None,
+                    stale_citations=self._stale(principal, item),
                 )
             )
         return cards
+
+    def _stale(self, principal: Principal, item: ApprovalView) -> list[CitationStatus]:
+        if self._citations is None:
+            return []
+        checked = self._citations.check(principal, cited_in(item.payload))
+        return [c for c in checked if c.state != "current"]
 
     def changes_since(self, principal: Principal, task_id: str, seen_revision: int) -> ChangesSince:
         record = self._tasks.get(principal, task_id)

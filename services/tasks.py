@@ -389,6 +389,7 @@ class TaskService:
                     "reason": reason,
                 },
                 stage="conflict_resolved",
+                audit_detail={"field": field, "keep_confirmed": keep_confirmed, "reason": reason},
             )
             return _record(row)
 

@@ -208,7 +208,10 @@ class Supervisor:
                 )
         try:
             analysis = call_with_timeout(
-                lambda: self._analyzer.analyze(principal, data, run_id=run.run_id),
+                # A copy: whatever the analyzer does to its input, review checks the original.
+                lambda: self._analyzer.analyze(
+                    principal, data.model_copy(deep=True), run_id=run.run_id
+                ),
                 seconds=self._model_timeout + 5,
                 what="analysis",
             )

@@ -69,13 +69,28 @@ def _load_text(result: dict[str, Any]) -> str:
 def bench_soak(
     minutes: Annotated[float, typer.Option("--minutes", help="How long to mix operations.")] = 5.0,
     seed: Annotated[int, typer.Option("--seed")] = 7,
+    scale_out: Annotated[
+        bool,
+        typer.Option("--scale-out", help="PostgreSQL + a loopback Chroma server, not embedded."),
+    ] = False,
+    pg_admin_url: Annotated[str, typer.Option("--pg-admin-url")] = os.environ.get(
+        "MEMDESK_BENCH_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+    ),
     as_json: JsonFlag = False,
 ) -> None:
     """Mix imports, publications, revocations, runs and approvals for MINUTES on a throwaway
     store, then check every invariant (exit 1 if one is broken)."""
     from services import bench_soak
 
-    result = run_command(lambda: bench_soak.soak(Settings(), minutes=minutes, seed=seed))
+    result = run_command(
+        lambda: bench_soak.soak(
+            Settings(),
+            minutes=minutes,
+            seed=seed,
+            scale_out=scale_out,
+            pg_admin_url=pg_admin_url,
+        )
+    )
     emit(result, as_json=as_json, text=lambda: _soak_text(result))
     if not result["invariants_ok"]:
         raise typer.Exit(1)

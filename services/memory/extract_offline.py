@@ -12,6 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+import numpy as np
+
 from services.memory.topics import (
     CUSTOMER_PREFERENCES,
     CUSTOMER_PROFILE,
@@ -25,6 +27,7 @@ from services.memory.types import (
     FewShotExample,
     Topic,
 )
+from services.retrieval.embedders import Embedder
 
 _NOT_ALNUM_BEFORE = r"(?<![A-Za-z0-9])"
 _NOT_ALNUM_AFTER = r"(?![A-Za-z0-9])"
@@ -43,7 +46,9 @@ MATERIAL_WORDS = re.compile(
 )
 QUANTITY = re.compile(
     r"(?<![\d.,])(\d{1,3}(?:,\d{3})+|\d+)\s*"
-    r"(pcs|pc|pieces|piece|units|sets|件|個|个|支|套|顆|颗|片|只|台)(?![A-Za-z])",
+    r"(pcs|pc|pieces|piece|units|sets|件|個|个|支|套|顆|颗|片|只|台)"
+    # "10 個工作天", "3 個月" count time, not parts.
+    r"(?![A-Za-z]|工作|月|星期|禮拜|礼拜|小時|小时|鐘頭|钟头|年|天|日|週|周|營業|营业)",
     _I,
 )
 QUANTITY_NAMED = re.compile(
@@ -52,9 +57,18 @@ QUANTITY_NAMED = re.compile(
     _I,
 )
 PART_NUMBER = re.compile(r"(?<![A-Za-z0-9-])[A-Z]{1,4}-\d{3,6}(?:-[A-Z0-9]{1,3})?(?![A-Za-z0-9])")
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? ?\d{0,2}"
 LEAD_TIME = re.compile(
-    r"(交期|交貨|交货|出貨|出货|到貨|到货|交付|lead[ -]?time|deliver|delivery|ship(?:ped|ment)? by|"
-    r"due date|deadline)",
+    "|".join(
+        [
+            r"(交期|交貨|交货|出貨|出货|到貨|到货|交付|lead[ -]?time|deliver|delivery",
+            r"ship(?:ped|ment)? by|due date|deadline",
+            rf"\bby (?:the )?(?:end of )?{_MONTH}|\bby \d{{4}}-\d{{2}}-\d{{2}}",
+            r"\bwithin \d+ (?:working |business )?(?:days?|weeks?|months?)",
+            r"\d+\s*(?:個)?(?:工作天|工作日|天|日|週|周|星期)內",
+            r"\d+\s*月\s*\d+\s*[日號号]\s*(?:前|之前|以前))",
+        ]
+    ),
     _I,
 )
 URGENCY = re.compile(r"(盡快|尽快|越快越好|急件|加急|asap|as soon as possible|urgent|rush)", _I)
@@ -104,7 +118,11 @@ LEADING_FILLER = re.compile(
 _CJK = re.compile(r"[\u3000-\u303f\u3400-\u9fff\uff00-\uffef]")
 _SENTENCE = re.compile(r"[^。！？!?\n]+[。！？!?]?|(?<=\n)")
 _CLAUSE_SPLIT = re.compile(r"[，；;、]|(?<!\d),|,(?!\d)")
-_ENGLISH_STOP = re.compile(r"(?<![\d.])\.(?!\d)")
+# A full stop ends an English sentence unless it belongs to a number or a short title.
+_ENGLISH_STOP = re.compile(
+    r"(?<![\d.])(?<!\bMr)(?<!\bMs)(?<!\bDr)(?<!\bNo)(?<!\bCo)(?<!\bMrs)(?<!\bLtd)(?<!\bInc)"
+    r"(?<!\bSt)\.(?!\d)"
+)
 
 SINGLE_VALUED_KINDS = frozenset({"material", "quantity", "lead_time"})
 
@@ -139,7 +157,7 @@ def sentences(text: str) -> list[tuple[str, bool]]:
             for piece in _ENGLISH_STOP.split(part):
                 stripped = piece.strip()
                 if stripped:
-                    found.append((stripped.rstrip("。！!？?").strip(), stripped[-1] in "？?"))
+                    found.append((stripped.rstrip("。！!？?.").strip(), stripped[-1] in "？?"))
     return [(s, q) for s, q in found if s]
 
 
@@ -158,7 +176,8 @@ def third_person(fact: str, author: str) -> str:
         return re.sub(r"我們|我们|我司|本公司|敝公司|我", zh_subject, fact)
     out = re.sub(r"\b(we|us|I|me)\b", en_subject, fact, flags=_I)
     out = re.sub(r"\b(our|my)\b", f"{en_subject}'s", out, flags=_I)
-    out = re.sub(rf"\b{en_subject} ({'|'.join(_SINGULAR)})\b", _singular, out, flags=_I)
+    adverb = r"(?:(?:always|usually|often|also|really|only|never|still|normally) )?"
+    out = re.sub(rf"\b{en_subject} {adverb}({'|'.join(_SINGULAR)})\b", _singular, out, flags=_I)
     return out[:1].upper() + out[1:]
 
 
@@ -175,7 +194,6 @@ _SINGULAR = {
     "require": "requires",
     "work": "works",
     "expect": "expects",
-    "always": "always",
 }
 
 
@@ -185,10 +203,19 @@ def _singular(match: re.Match[str]) -> str:
 
 
 class OfflineExtractor:
-    """Deterministic, no network. Few-shot examples that must yield nothing are honoured as
-    exact suppressions; the rest of the examples guide the model-backed extractor only."""
+    """Deterministic, no network.
+
+    Few-shot examples count too: a sentence equal to one of an example that must yield nothing
+    is dropped, and a sentence no pattern matched that is close (embedder similarity at least
+    `example_threshold`) to a sentence of an example with memories is kept under that example's
+    topic: that is how a custom topic without keywords is learnt from its examples.
+    """
 
     name = "offline"
+
+    def __init__(self, *, embedder: Embedder | None = None, example_threshold: float = 0.85):
+        self._embedder = embedder
+        self._example_threshold = example_threshold
 
     def extract(
         self,
@@ -200,6 +227,7 @@ class OfflineExtractor:
     ) -> Extraction:
         enabled = {t.label: t for t in topics if t.enabled}
         silent = {_norm(e.text) for ex in examples if not ex.memories for e in ex.events}
+        shown = _ExampleSentences(examples, enabled, self._embedder, self._example_threshold)
         facts: list[ExtractedFact] = []
         forget: list[ExtractedFact] = []
         for index, event in enumerate(events):
@@ -211,6 +239,14 @@ class OfflineExtractor:
                 found, dropped = self._sentence(
                     sentence, question, enabled, index, zh=is_chinese(event.text)
                 )
+                if not found and not dropped and not question:
+                    topic = shown.topic_for(sentence)
+                    if topic is not None:
+                        found = [
+                            ExtractedFact(
+                                topic=topic, kind="example", fact=sentence, event_index=index
+                            )
+                        ]
                 for fact in found:
                     text = _phrase(fact.fact, event.author, third_person)
                     facts.append(fact.model_copy(update={"fact": text}))
@@ -304,6 +340,38 @@ class OfflineExtractor:
             add(kind, clause)
             break
         return found
+
+
+class _ExampleSentences:
+    """Sentences of the few-shot examples that yield memories, with the topic they teach."""
+
+    def __init__(
+        self,
+        examples: Sequence[FewShotExample],
+        enabled: dict[str, Topic],
+        embedder: Embedder | None,
+        threshold: float,
+    ) -> None:
+        self._embedder = embedder
+        self._threshold = threshold
+        self._topics: list[str] = []
+        texts: list[str] = []
+        for example in examples:
+            topics = [m.topic for m in example.memories if m.topic in enabled]
+            if not topics:
+                continue
+            for event in example.events:
+                for sentence, _ in sentences(event.text):
+                    texts.append(sentence)
+                    self._topics.append(topics[0])
+        self._vectors = embedder.embed(texts) if embedder is not None and texts else None
+
+    def topic_for(self, sentence: str) -> str | None:
+        if self._embedder is None or self._vectors is None:
+            return None
+        scores = self._vectors @ self._embedder.embed_query(sentence)
+        best = int(np.argmax(scores))
+        return self._topics[best] if float(scores[best]) >= self._threshold else None
 
 
 def _phrase(fact: str, author: str, third: bool) -> str:

@@ -36,7 +36,7 @@ def build_memory_bank(
 ) -> MemoryBank:
     defaults = default_policy(settings)
     if extractor is None:
-        extractor = _extractor(settings, genai_client)
+        extractor = _extractor(settings, genai_client, embedder)
     return MemoryBank(
         db=db,
         clock=clock,
@@ -48,13 +48,13 @@ def build_memory_bank(
     )
 
 
-def _extractor(settings: Settings, genai_client: Any | None) -> Extractor:
+def _extractor(settings: Settings, genai_client: Any | None, embedder: Embedder) -> Extractor:
     wants_gemini = settings.memory_extractor == "gemini" or (
         settings.memory_extractor == "auto"
         and (settings.gemini_api_key is not None or genai_client is not None)
     )
     if not wants_gemini:
-        return OfflineExtractor()
+        return OfflineExtractor(embedder=embedder)
     # Imported here: google.genai is heavy and only needed when Gemini is configured.
     from services.agents.wiring import _caller
     from services.memory.extract_gemini import GeminiExtractor

@@ -192,6 +192,18 @@ class Publisher:
                 return open_pub.publication_id  # resume a crashed attempt, or repeat a done one
             if cand.status != APPROVED:
                 raise InvalidInput(f"candidate {candidate_id} is {cand.status}, not approved")
+            busy = session.scalar(
+                select(PublicationRow.candidate_id).where(
+                    PublicationRow.tenant_id == cand.tenant_id,
+                    PublicationRow.document_id == cand.document_id,
+                    PublicationRow.status.in_(OPEN),
+                )
+            )
+            if busy is not None:
+                raise InvalidInput(
+                    f"{cand.document_id} is being published from candidate {busy}; "
+                    "finish that publication first"
+                )
             current = _approved_versions(session, cand.tenant_id, cand.document_id)
             if (current[-1] if current else None) != cand.base_version:
                 raise InvalidInput(
@@ -309,15 +321,22 @@ class Publisher:
                     f"{pub.document_id}@{pub.version}: {held} of {staged.chunks} staged chunks "
                     "left in the index; publish again"
                 )
+            # Locked: a concurrent publication of the same document waits here, then finds the
+            # version it was based on gone and gives up instead of overwriting this one.
+            live = _approved_versions(session, pub.tenant_id, pub.document_id, lock=True)
+            expected = [] if pub.previous_version is None else [pub.previous_version]
+            if live != expected:
+                raise InvalidInput(
+                    f"{pub.document_id} changed while publishing (approved now: {live}, "
+                    f"expected {expected}); propose the change again against the current version"
+                )
             new = _version_row(session, pub.tenant_id, pub.document_id, pub.version)
             actor = principal.user_id
             self._knowledge.transition(
                 session, new, target=DocStatus.approved, actor=actor, reason=pub.candidate_id
             )
             superseded = []
-            for version in _approved_versions(session, pub.tenant_id, pub.document_id):
-                if version == pub.version:
-                    continue
+            for version in live:
                 old = _version_row(session, pub.tenant_id, pub.document_id, version)
                 self._knowledge.transition(
                     session,
@@ -385,7 +404,8 @@ class Publisher:
         return True
 
     def _abandon(self, pub: PublicationView, exc: Exception) -> None:
-        """Before the switch: version n keeps serving; the staged chunks go, the row waits."""
+        """Before the switch: version n keeps serving; the staged chunks go, the row waits for
+        a retry (or is rejected when the document changed under it)."""
         try:
             self._index.unstage_document(
                 tenant_id=pub.tenant_id, document_id=pub.document_id, version=pub.version
@@ -410,6 +430,18 @@ class Publisher:
                     subject_id=f"{pub.document_id}@{pub.version}",
                     detail={"publication_id": pub.publication_id, "error": row.error},
                 )
+                if isinstance(exc, InvalidInput):
+                    # The document changed under it: this version can never be switched in,
+                    # so it is closed instead of waiting for a retry that cannot succeed.
+                    version = _version_row(session, pub.tenant_id, pub.document_id, pub.version)
+                    if version.status == DocStatus.pending_approval.value:
+                        self._knowledge.transition(
+                            session,
+                            version,
+                            target=DocStatus.rejected,
+                            actor=row.started_by,
+                            reason=f"publication failed: {exc}"[:500],
+                        )
 
     # ---- revoke ----------------------------------------------------------------------------
     def revoke(
@@ -584,16 +616,15 @@ class Publisher:
         )
 
 
-def _approved_versions(session: Session, tenant_id: str, document_id: str) -> list[int]:
-    return sorted(
-        session.scalars(
-            select(DocumentVersion.version).where(
-                DocumentVersion.tenant_id == tenant_id,
-                DocumentVersion.document_id == document_id,
-                DocumentVersion.status == DocStatus.approved.value,
-            )
-        )
+def _approved_versions(
+    session: Session, tenant_id: str, document_id: str, *, lock: bool = False
+) -> list[int]:
+    query = select(DocumentVersion.version).where(
+        DocumentVersion.tenant_id == tenant_id,
+        DocumentVersion.document_id == document_id,
+        DocumentVersion.status == DocStatus.approved.value,
     )
+    return sorted(session.scalars(query.with_for_update() if lock else query))
 
 
 def _version_row(

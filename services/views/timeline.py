@@ -126,7 +126,7 @@ def run_steps(events: list[RunEventView]) -> list[RunStep]:
         elif event.kind == "handoff":
             text = (
                 f"交接 hand-off {event.source_agent} → {event.target_agent} "
-                f"({event.schema_version})"
+                f"({payload.get('payload_schema') or event.schema_version})"
             )
         elif event.kind == "finished":
             text = f"結束 finished: {payload.get('status')}" + (

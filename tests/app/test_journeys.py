@@ -4,11 +4,13 @@ a settled source conflict, and a stale decision that shows what changed."""
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import _session
 from services import bootstrap
 from services.bootstrap import Services
+from services.errors import ConfirmedFieldConflict
 from tests.app.conftest import logged_in, texts
 
 SUPPLEMENT = "客戶確認需要特殊檢驗，請接著處理。"
@@ -61,6 +63,10 @@ def test_q42_journey_from_inbox_to_approved_draft(home):
     [status] = at.status
     assert status.state == "complete"
     assert "awaiting_approval" in status.label
+    steps = [m.value for m in status.markdown]
+    assert any("retrieval for" in step for step in steps)  # the run's steps, as recorded
+    assert any("finished\\: succeeded" in step for step in steps)
+    assert any("supervisor → analysis \\(memory\\-input\\@1\\)" in step for step in steps)
     page = texts(at)
     assert ":orange-badge[awaiting\\_approval] · 版次 revision" in page  # the header is current
     assert "草稿 Draft" in " ".join(s.value for s in at.subheader)
@@ -172,6 +178,40 @@ def test_a_source_conflict_is_settled_with_a_reason_and_audited(home):
     state = services().tasks.get(sales, "Q43").state
     assert entry.detail["chosen"] in state.evidence_ids
     assert state.next_step is not None and state.next_step.startswith("resume: SOP-ANODIZE-QC@")
+
+    # The next run no longer stops on the settled disagreement and cites the chosen source.
+    again = services().resumer.resume(sales, "Q43")
+    assert again.decision is not None
+    assert again.decision["status"] == "ready_for_review", again.decision
+    cited = {eid.split(":")[0] for c in again.decision["claims"] for eid in c["evidence_ids"]}
+    assert any(ref.startswith("SOP-ANODIZE-QC@") for ref in cited)
+    assert not any(ref.startswith("SOP-ANODIZE@") for ref in cited)
+
+
+def test_a_confirmed_field_conflict_is_settled_on_the_conflicts_page(home):
+    sales = services().directory.principal("a.sales")
+    revision = services().tasks.get(sales, "Q42").state.revision
+    with pytest.raises(ConfirmedFieldConflict):
+        services().tasks.update(
+            sales, "Q42", expected_revision=revision, confirm={"quantity": 1500}
+        )
+    at = logged_in("a.sales")
+    at.switch_page("app_pages/conflicts.py").run()
+    assert "已確認 1200 ↔ 新值 1500" in texts(at)
+    at.radio(key="conflicts.Q42.field.quantity.choice").set_value("採用新值 Take the new value")
+    at.text_area(key="conflicts.Q42.field.quantity.reason").input("客戶來信改為 1500 件")
+    [submit] = [b for b in at.button if b.label == "記錄決定 Record decision"]
+    submit.click().run()
+    assert not at.exception
+    assert services().tasks.get(sales, "Q42").state.confirmed["quantity"] == 1500
+    admin = services().directory.principal("a.admin")
+    [entry] = services().audit.search(admin, action="task.conflict_resolved")
+    assert (entry.actor, entry.detail["reason"], entry.detail["keep_confirmed"]) == (
+        "a.sales",
+        "客戶來信改為 1500 件",
+        False,
+    )
+    assert "目前沒有待處理的衝突" in texts(at)
 
 
 def test_the_console_and_cli_share_one_service_root_per_store(home):

@@ -111,3 +111,28 @@ def test_revoking_shows_the_purge_was_verified(home):
     assert services.retrieval.caches.mentions("A/SOP-PACKING@") == 0
     versions = services.knowledge.versions(services.directory.principal("a.owner"), "SOP-PACKING")
     assert {v.version: v.status for v in versions}[1] == "revoked"
+
+
+def test_a_draft_made_before_a_publication_is_flagged_stale_on_the_approvals_page(home):
+    services = _session.services()
+    sales, owner = (services.directory.principal(u) for u in ("a.sales", "a.owner"))
+    services.approvals.request(
+        sales,
+        task_id="Q42",
+        decision_version=99,
+        payload={
+            "draft": "標準交期依 SOP-v2 為 15 日",
+            "citations": [
+                {"evidence_id": "SOP-LEADTIME@2:0-10", "document_id": "SOP-LEADTIME", "version": 2}
+            ],
+        },
+    )
+    before = logged_in("a.sales").switch_page("app_pages/approvals.py").run()
+    assert "no longer current" not in texts(before)
+    candidate = propose()
+    services.candidates.approve(owner, candidate.candidate_id)
+    services.publisher.publish(owner, candidate.candidate_id)
+    after = logged_in("a.sales").switch_page("app_pages/approvals.py").run()
+    assert not after.exception
+    page = texts(after)
+    assert "no longer current" in page and "current v3" in page and "superseded" in page

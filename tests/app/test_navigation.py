@@ -134,3 +134,16 @@ def test_an_oidc_login_without_a_memdesk_user_sees_only_the_login(home, monkeypa
     assert at.error[0].value.startswith("此帳號尚未開通")
     with pytest.raises(ValueError):
         at.switch_page("app_pages/task.py").run()
+
+
+def test_the_service_root_keeps_secrets_and_follows_the_store(home, monkeypatch, tmp_path):
+    monkeypatch.setenv("MEMDESK_GEMINI_API_KEY", "test-key-not-masked")
+    monkeypatch.setenv("MEMDESK_ANALYZER", "offline")
+    root = _session.services()
+    assert root.settings.gemini_api_key is not None
+    assert root.settings.gemini_api_key.get_secret_value() == "test-key-not-masked"
+    assert _session.services() is root  # cached: one root per settings
+    root.close()
+    _session._services.clear()
+    monkeypatch.delenv("MEMDESK_GEMINI_API_KEY")
+    assert _session.services().settings.resolved_home == home.resolve()

@@ -251,3 +251,19 @@ def test_concurrent_generations_for_one_scope_remember_a_fact_once(loaded):
         thread.join()
     assert errors == []
     assert sorted(facts(loaded)) == ["交期希望 20 天內", "需要特殊檢驗"]
+
+
+def test_a_custom_topic_is_learnt_from_its_examples_without_keywords(loaded):
+    admin = principal(loaded, "a.admin")
+    loaded.memories.config.set_topic(
+        admin, label="shipping_photos", description="Photos the customer wants before shipping."
+    )
+    assert generate(loaded, "出貨前請拍照給我們確認。", scope={"task_id": "Q1"}).applied == ()
+    loaded.memories.config.add_example(
+        admin,
+        events=say("出貨前請拍照給我們確認。"),
+        memories=[ExampleMemory(topic="shipping_photos", fact="出貨前需拍照給客戶確認")],
+    )
+    kept = generate(loaded, "出貨前請拍照片給我們確認！", scope={"task_id": "Q2"})
+    assert [(c.action, c.topic) for c in kept.changes] == [("created", "shipping_photos")]
+    assert generate(loaded, "今天天氣很好。", scope={"task_id": "Q3"}).applied == ()

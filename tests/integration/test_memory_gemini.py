@@ -121,3 +121,20 @@ def offline(settings: Settings, clock: FakeClock) -> Iterator[Services]:
 
 def test_without_a_key_or_client_the_offline_extractor_is_used(offline):
     assert offline.memories.extractor_name == "offline"
+
+
+def test_model_calls_and_searches_are_audited(bank, model):
+    model.script = ["memory_generate", "memory_invalid_json"]
+    generated = generate(bank)
+    with pytest.raises(AnalysisRejected):
+        generate(bank)
+    sales = principal(bank, "a.sales")
+    bank.memories.search(sales, scope=Q42, query="檢驗")
+    admin = principal(bank, "a.admin")
+    entries = {e.action: e for e in bank.audit.search(admin) if e.action.startswith("memory.")}
+    done = entries["memory.generated"]
+    assert done.subject_id == generated.generation_id
+    assert (done.detail["model_calls"], done.detail["tokens"]) == (1, 920 + 88)
+    failed = entries["memory.generation_failed"]
+    assert (failed.detail["reason"], failed.detail["model_calls"]) == ("invalid_json", 1)
+    assert entries["memory.searched"].detail["scope"] == "task_id=Q42"

@@ -11,11 +11,13 @@ from pathlib import Path
 import pytest
 
 from services.bootstrap import Services
+from services.errors import InvalidInput
 from services.publishing.publisher import STEPS
 from tests.support.corpus import write_corpus
 from tests.support.publishing import (
     approved_leadtime,
     eligible_versions,
+    propose_leadtime,
     publishing_corpus,
     served_versions,
     who,
@@ -117,3 +119,45 @@ def test_cleanup_after_the_switch_removes_the_superseded_chunks(
     ids = [r for records in fake_store.data.values() for r in records]
     assert any(r.startswith("A/SOP-LEADTIME@3#") for r in ids)
     assert not any(r.startswith("A/SOP-LEADTIME@2#") for r in ids)
+
+
+def test_a_second_candidate_for_the_same_document_never_overwrites_the_first(
+    owner_services: Services,
+) -> None:
+    s = owner_services
+    owner, owner2 = who(s, "a.owner"), who(s, "a.owner2")
+    first = approved_leadtime(s)
+    second = propose_leadtime(s, body="新版：標準交期 20 日")
+    s.candidates.approve(owner2, second.candidate_id)
+    s.publisher.on_step = crash_at("verified", HardStop)
+    with pytest.raises(HardStop):
+        s.publisher.publish(owner, first.candidate_id)
+    s.publisher.on_step = None
+    with pytest.raises(InvalidInput, match=f"being published from candidate {first.candidate_id}"):
+        s.publisher.publish(owner2, second.candidate_id)
+    assert s.publisher.publish(owner, first.candidate_id).document.version == 3
+    with pytest.raises(InvalidInput, match="changed since"):
+        s.publisher.publish(owner2, second.candidate_id)
+    assert served_versions(s) == {3}
+    assert "18 日" in s.knowledge.get(owner, "SOP-LEADTIME").body
+
+
+def test_a_revocation_during_a_publication_stops_it_at_the_switch(
+    owner_services: Services,
+) -> None:
+    s = owner_services
+    owner = who(s, "a.owner")
+    candidate = approved_leadtime(s)
+
+    def revoke_meanwhile(step: str) -> None:
+        if step == "verified":
+            s.publisher.revoke(owner, "SOP-LEADTIME", version=2, reason="recalled")
+
+    s.publisher.on_step = revoke_meanwhile
+    with pytest.raises(InvalidInput, match="changed while publishing"):
+        s.publisher.publish(owner, candidate.candidate_id)
+    statuses = {v.version: v.status for v in s.knowledge.versions(owner, "SOP-LEADTIME")}
+    assert statuses == {1: "superseded", 2: "revoked", 3: "rejected"}
+    assert served_versions(s) == set()
+    [publication] = s.publisher.publications(owner)
+    assert publication.status == "failed"
