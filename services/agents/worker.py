@@ -95,6 +95,7 @@ class Worker:
         poll_seconds: float = 2.0,
         on_run: Callable[[RunView], None] | None = None,
         on_idle: Callable[[], None] | None = None,
+        on_error: Callable[[MemdeskError], None] | None = None,
     ) -> int:
         """The `memdesk worker` loop. Between attempts it checks `stop` (set by SIGTERM), so a
         stopping worker finishes the attempt it holds and claims nothing new. Returns how many
@@ -103,8 +104,12 @@ class Worker:
         while not stop.is_set() and (max_runs == 0 or done < max_runs):
             try:
                 run = self.run_once()
-            except (DatabaseUnavailable, LeaseLost) as exc:
+            except MemdeskError as exc:
+                # The database went away, refused a write, or a settle lost its lease: the run
+                # (if any) stays claimed and is reclaimed after its lease; this worker goes on.
                 log.warning("worker %s: %s", self.worker_id, exc)
+                if on_error is not None:
+                    on_error(exc)
                 stop.wait(poll_seconds)
                 continue
             if run is not None:

@@ -153,6 +153,7 @@ def worker(
             poll_seconds=poll,
             on_run=lambda run: typer.echo(_run_line(run)),
             on_idle=idle,
+            on_error=lambda exc: typer.echo(f"error: {exc}", err=True),
         )
         typer.echo(f"worker {services.worker.worker_id} stopped after {done} run(s)", err=True)
 

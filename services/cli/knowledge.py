@@ -73,6 +73,9 @@ def candidates_propose(
     ] = None,
     memory: Annotated[list[str] | None, typer.Option("--memory", help="Memory id.")] = None,
     run_id: Annotated[str | None, typer.Option("--run")] = None,
+    claim: Annotated[
+        int | None, typer.Option("--claim", help="Propose claim N (0-based) of --run's decision.")
+    ] = None,
     rationale: Annotated[str | None, typer.Option("--rationale")] = None,
     doc_type: Annotated[str | None, typer.Option("--doc-type")] = None,
     acl: Annotated[list[str] | None, typer.Option("--acl")] = None,
@@ -82,6 +85,17 @@ def candidates_propose(
     with _services() as s:
 
         def propose() -> CandidateView:
+            if claim is not None:
+                if run_id is None or body is not None or body_file is not None:
+                    raise InvalidInput("--claim takes its text from --run (no --body/--body-file)")
+                return s.candidates.propose_from_run(
+                    s.directory.principal(as_user),
+                    run_id=run_id,
+                    claim=claim,
+                    document_id=document_id,
+                    title=title,
+                    rationale=rationale,
+                )
             if (body is None) == (body_file is None):
                 raise InvalidInput("give the proposed text with exactly one of --body/--body-file")
             text = body if body is not None else _read(body_file)

@@ -166,6 +166,44 @@ class CandidateService:
             session.flush()
             return _view(row)
 
+    def propose_from_run(
+        self,
+        principal: Principal,
+        *,
+        run_id: str,
+        claim: int,
+        document_id: str,
+        title: str | None = None,
+        rationale: str | None = None,
+    ) -> CandidateView:
+        """An AI inference from a run's decision, proposed as a paragraph added to a document.
+
+        The claim's text is appended to the current approved body (the diff shows exactly the
+        addition) and its evidence ids become the sources; it stays an inference until a
+        knowledge owner approves and publishes it.
+        """
+        with self._db.read() as session:
+            self._check_run(session, principal, run_id)
+            run = session.get(Run, run_id)
+            claims = list(((run.decision if run else None) or {}).get("claims") or [])
+        if not 0 <= claim < len(claims):
+            raise InvalidInput(f"run {run_id} has {len(claims)} claim(s); no claim {claim}")
+        text = str(claims[claim].get("text", "")).strip()
+        current = self._current(principal, document_id)
+        body = f"{current.body.rstrip()}\n{text}" if current else text
+        return self.propose(
+            principal,
+            Proposal(
+                document_id=document_id,
+                body=body,
+                origin="inference",
+                title=title,
+                evidence_ids=[str(e) for e in claims[claim].get("evidence_ids", [])],
+                run_id=run_id,
+                rationale=rationale or f"AI inference from run {run_id}, claim {claim}",
+            ),
+        )
+
     # ---- reads -----------------------------------------------------------------------------
     def list(
         self, principal: Principal, *, statuses: list[str] | None = None

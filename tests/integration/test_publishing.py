@@ -184,3 +184,38 @@ def test_a_draft_citing_v2_is_flagged_stale_after_v3_is_published(published: Ser
     ]
     flagged = s.audit.search(who(s, "a.admin"), action="draft.citation_superseded")
     assert [e.subject_id for e in flagged] == [str(draft.id)]
+
+
+def test_an_ai_inference_from_a_run_is_proposed_as_an_addition_with_its_sources(
+    published: Services,
+) -> None:
+    s = published
+    sales = who(s, "a.sales")
+    result = s.resumer.resume(
+        sales, "Q42", supplement="客戶確認需要特殊檢驗，請接著處理。", as_of=AS_OF
+    )
+    claims = result.decision["claims"] if result.decision else []
+    index = next(i for i, c in enumerate(claims) if c["evidence_ids"])
+    candidate = s.candidates.propose_from_run(
+        sales, run_id=result.run.run_id, claim=index, document_id="SOP-LEADTIME"
+    )
+    assert (candidate.origin, candidate.knowledge_class, candidate.run_id) == (
+        "inference",
+        "inference",
+        result.run.run_id,
+    )
+    assert {src.ref for src in candidate.sources if src.kind == "evidence"} == set(
+        claims[index]["evidence_ids"]
+    )
+    review = s.candidates.review(who(s, "a.owner"), candidate.candidate_id)
+    added = "".join(seg.text for seg in review.diff.inline if seg.kind == "insert")
+    assert added.strip() == claims[index]["text"].strip()
+    assert not [seg for seg in review.diff.inline if seg.kind == "delete"]
+    with pytest.raises(NotFound):
+        s.candidates.propose_from_run(
+            who(s, "b.owner"), run_id=result.run.run_id, claim=index, document_id="X"
+        )
+    with pytest.raises(InvalidInput, match="no claim"):
+        s.candidates.propose_from_run(
+            sales, run_id=result.run.run_id, claim=len(claims), document_id="SOP-LEADTIME"
+        )
