@@ -81,7 +81,8 @@ with browse:
             with st.container(border=True, key="memories.detail"):
                 st.markdown(line(current))
                 st.markdown(f"`{_ui.escape(current.memory_id)}` · {_ui.escape(current.kind)}")
-                for revision in bank.revisions(principal, chosen):
+                history = bank.revisions(principal, chosen)
+                for revision in history:
                     source = revision.source
                     origin = " ".join(
                         _ui.escape(part)
@@ -95,8 +96,7 @@ with browse:
                     )
                     if source.excerpt or source.note:
                         st.caption(_ui.escape(source.excerpt or source.note or ""))
-                revisions = [r.revision for r in bank.revisions(principal, chosen)]
-                older = [r for r in revisions if r != current.revision]
+                older = [r.revision for r in history if r.revision != current.revision]
                 if older:
                     target = st.selectbox("回復到 Roll back to", older, key="memories.rollback_to")
                     if st.button("回復 Roll back", key="memories.rollback"):

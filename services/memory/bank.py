@@ -51,6 +51,9 @@ from services.memory.writes import MemoryWriter, lock_scope, utc
 from services.principals import Principal
 from services.retrieval.embedders import Embedder, Vectors
 
+MAX_EVENTS = 200  # one conversation; a mailbox is imported in several generations
+MAX_K = 100
+
 
 class Extractor(Protocol):
     """Turns conversation events into candidate memories for the enabled topics."""
@@ -117,6 +120,8 @@ class MemoryBank:
         scope_key = self._scope_key(principal, scope)
         if not events:
             raise InvalidInput("generate needs at least one conversation event")
+        if len(events) > MAX_EVENTS:
+            raise InvalidInput(f"at most {MAX_EVENTS} events per generation, got {len(events)}")
         with self._db.read() as session:
             topics = load_topics(session, principal.tenant_id)
             examples = [*BUILTIN_EXAMPLES, *load_examples(session, principal.tenant_id)]
@@ -297,8 +302,8 @@ class MemoryBank:
         """Similarity search inside exactly one scope with the configured embedder."""
         if not query.strip():
             raise InvalidInput("search needs a query")
-        if k < 1:
-            raise InvalidInput("k must be at least 1")
+        if not 1 <= k <= MAX_K:
+            raise InvalidInput(f"k must be between 1 and {MAX_K}")
         scope_key = self._scope_key(principal, scope)
         with self._db.read() as session:
             rows = self._scope_rows(session, principal.tenant_id, scope_key, self._clock.now())
