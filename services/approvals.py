@@ -24,6 +24,7 @@ from services.errors import (
     NotFound,
 )
 from services.principals import ROLES, Principal
+from services.redaction import hidden_refs, redact, refs_in
 from services.tasks import TASK_WRITERS
 
 PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
@@ -124,7 +125,7 @@ class ApprovalService:
                     after_ref=PENDING,
                     detail={"kind": kind, "required_role": required_role, "run_id": run_id},
                 )
-                return _view(row)
+                return _shown(session, principal, [_view(row)])[0]
         except IntegrityError:
             # Another writer inserted the same key between our read and insert (PostgreSQL
             # READ COMMITTED); its row is the first result.
@@ -150,7 +151,7 @@ class ApprovalService:
                     f"approval {approval_id} needs the role {row.required_role!r} to decide"
                 )
             if row.status == target:
-                return _view(row)
+                return _shown(session, principal, [_view(row)])[0]
             if row.status != PENDING:
                 raise IllegalTransition(
                     subject=f"approval {approval_id}", source=row.status, target=target
@@ -171,11 +172,12 @@ class ApprovalService:
                 after_ref=target,
                 detail={"comment": row.comment, "approval_id": row.id},
             )
-            return _view(row)
+            return _shown(session, principal, [_view(row)])[0]
 
     def get(self, principal: Principal, approval_id: int) -> ApprovalView:
         with self._db.read() as session:
-            return _view(self._row(session, principal, approval_id))
+            row = self._row(session, principal, approval_id)
+            return _shown(session, principal, [_view(row)])[0]
 
     def search(
         self,
@@ -195,7 +197,7 @@ class ApprovalService:
             query = query.where(Approval.required_role == required_role)
         with self._db.read() as session:
             rows = session.scalars(query.order_by(Approval.id).limit(limit))
-            return [_view(row) for row in rows]
+            return _shown(session, principal, [_view(row) for row in rows])
 
     @staticmethod
     def _by_key(
@@ -231,6 +233,14 @@ def _same_or_conflict(row: Approval, wanted_hash: str) -> ApprovalView:
 
 def _subject(row: Approval) -> str:
     return f"{row.task_id}:{row.decision_version}:{row.item_key}"
+
+
+def _shown(session: Session, principal: Principal, views: list[ApprovalView]) -> list[ApprovalView]:
+    """Payload text from documents the principal may not read is withheld (redaction.py)."""
+    hidden = hidden_refs(session, principal, refs_in([v.payload for v in views]))
+    if not hidden:
+        return views
+    return [v.model_copy(update={"payload": redact(v.payload, hidden)}) for v in views]
 
 
 def _view(row: Approval) -> ApprovalView:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
 from datetime import datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
-from sqlalchemy import Select, func, select
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.orm import Session
 
 from services.clock import Clock, as_utc
@@ -29,6 +32,57 @@ class AuditRecord(BaseModel):
     before_ref: str | None
     after_ref: str | None
     detail: dict[str, Any]
+
+
+class AuditQuery(BaseModel):
+    """What the audit page filters on. `target` matches the start of the subject id
+    (`Q42` finds `Q42` and `Q42:1:draft`); `since` is inclusive, `until` exclusive."""
+
+    model_config = ConfigDict(frozen=True)
+
+    actor: str | None = None
+    action: str | None = None
+    target: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+
+
+class AuditPage(BaseModel):
+    """One page of the log, newest first, and how many entries match in total."""
+
+    model_config = ConfigDict(frozen=True)
+
+    items: list[AuditRecord]
+    total: int
+    limit: int
+    offset: int
+
+
+class AuditExport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    filename: str
+    content: str = Field(repr=False)
+    rows: int
+    truncated: bool
+
+
+CSV_COLUMNS = (
+    "id",
+    "at",
+    "tenant_id",
+    "actor",
+    "action",
+    "subject_type",
+    "subject_id",
+    "before_ref",
+    "after_ref",
+    "detail",
+)
+MAX_PAGE_SIZE = 500
+MAX_EXPORT_ROWS = 50_000
+# A spreadsheet runs a cell that starts with one of these as a formula (CSV injection).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def record(
@@ -63,8 +117,9 @@ def record(
 class AuditService:
     """Read access to the log. There is deliberately no update or delete here."""
 
-    def __init__(self, *, db: Database) -> None:
+    def __init__(self, *, db: Database, clock: Clock) -> None:
         self._db = db
+        self._clock = clock
 
     def search(
         self,
@@ -103,6 +158,72 @@ class AuditService:
         with self._db.read() as session:
             return list(session.scalars(query))
 
+    def page(
+        self, principal: Principal, query: AuditQuery, *, limit: int = 50, offset: int = 0
+    ) -> AuditPage:
+        """One page of matching entries, paged and counted in SQL (the log grows without end)."""
+        _require_auditor(principal)
+        limit = max(1, min(limit, MAX_PAGE_SIZE))
+        offset = max(0, offset)
+        conditions = _conditions(principal, query)
+        rows = select(AuditEntry).where(*conditions).order_by(AuditEntry.id.desc())
+        counted = select(func.count()).select_from(AuditEntry).where(*conditions)
+        with self._db.read() as session:
+            total = int(session.scalar(counted) or 0)
+            items = [_to_record(row) for row in session.scalars(rows.limit(limit).offset(offset))]
+        return AuditPage(items=items, total=total, limit=limit, offset=offset)
+
+    def actors(self, principal: Principal) -> list[str]:
+        _require_auditor(principal)
+        query = (
+            select(AuditEntry.actor)
+            .where(AuditEntry.tenant_id == principal.tenant_id)
+            .distinct()
+            .order_by(AuditEntry.actor)
+        )
+        with self._db.read() as session:
+            return list(session.scalars(query))
+
+    def export_csv(
+        self, principal: Principal, query: AuditQuery, *, max_rows: int = MAX_EXPORT_ROWS
+    ) -> AuditExport:
+        """The matching entries as CSV (newest first). The export itself is audited."""
+        _require_auditor(principal)
+        conditions = _conditions(principal, query)
+        rows = (
+            select(AuditEntry).where(*conditions).order_by(AuditEntry.id.desc()).limit(max_rows + 1)
+        )
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(CSV_COLUMNS)
+        with self._db.write() as session:
+            entries = list(session.scalars(rows))
+            truncated = len(entries) > max_rows
+            entries = entries[:max_rows]
+            for entry in entries:
+                writer.writerow(_csv_row(_to_record(entry)))
+            now = self._clock.now()
+            record(
+                session,
+                clock=self._clock,
+                tenant_id=principal.tenant_id,
+                actor=principal.user_id,
+                action="audit.exported",
+                subject_type="audit_log",
+                subject_id=principal.tenant_id,
+                detail={
+                    "filters": query.model_dump(mode="json", exclude_none=True),
+                    "rows": len(entries),
+                    "truncated": truncated,
+                },
+            )
+        return AuditExport(
+            filename=f"memdesk-audit-{principal.tenant_id}-{now:%Y%m%dT%H%M%SZ}.csv",
+            content=buffer.getvalue(),
+            rows=len(entries),
+            truncated=truncated,
+        )
+
     @staticmethod
     def _filtered(
         principal: Principal,
@@ -121,6 +242,43 @@ class AuditService:
         if since:
             query = query.where(AuditEntry.at >= since)
         return query
+
+
+def _conditions(principal: Principal, query: AuditQuery) -> list[ColumnElement[bool]]:
+    # The tenant comes from the principal, never from the query.
+    conditions: list[ColumnElement[bool]] = [AuditEntry.tenant_id == principal.tenant_id]
+    if query.actor:
+        conditions.append(AuditEntry.actor == query.actor)
+    if query.action:
+        conditions.append(AuditEntry.action == query.action)
+    if query.target:
+        conditions.append(AuditEntry.subject_id.startswith(query.target, autoescape=True))
+    if query.since:
+        conditions.append(AuditEntry.at >= query.since)
+    if query.until:
+        conditions.append(AuditEntry.at < query.until)
+    return conditions
+
+
+def _csv_row(entry: AuditRecord) -> list[str]:
+    values = [
+        str(entry.id),
+        entry.at.isoformat(),
+        entry.tenant_id,
+        entry.actor,
+        entry.action,
+        entry.subject_type,
+        entry.subject_id,
+        entry.before_ref or "",
+        entry.after_ref or "",
+        json.dumps(entry.detail, ensure_ascii=False, sort_keys=True, default=str),
+    ]
+    return [_spreadsheet_safe(value) for value in values]
+
+
+def _spreadsheet_safe(value: str) -> str:
+    """Prefix a quote so a spreadsheet shows the text instead of evaluating it."""
+    return f"'{value}" if value.startswith(_FORMULA_START) else value
 
 
 def _require_auditor(principal: Principal) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from services.accounts import DEMO_PASSWORD, Accounts
 from services.agents.approval_flow import ApprovalFlow
 from services.agents.resume import Resumer
 from services.agents.runs import RunQueue
@@ -16,8 +18,15 @@ from services.audit import AuditService
 from services.clock import Clock, IdGenerator, SystemClock, UuidIds
 from services.db.engine import Database, make_engine
 from services.db.migrate import upgrade
+from services.desk import Desk
 from services.importer import CorpusImporter, ImportReport
 from services.knowledge import KnowledgeStore
+from services.memory.bank import MemoryBank
+from services.memory.wiring import build_memory_bank
+from services.publishing.candidates import CandidateService
+from services.publishing.citations import CitationChecker
+from services.publishing.publisher import Publisher
+from services.retention import RetentionService
 from services.retrieval.embedders import Embedder
 from services.retrieval.index import IndexManager
 from services.retrieval.service import RetrievalService
@@ -47,6 +56,13 @@ class Services:
     supervisor: Supervisor = field(repr=False)
     worker: Worker = field(repr=False)
     resumer: Resumer = field(repr=False)
+    candidates: CandidateService = field(repr=False)
+    publisher: Publisher = field(repr=False)
+    citations: CitationChecker = field(repr=False)
+    retention: RetentionService = field(repr=False)
+    accounts: Accounts = field(repr=False)
+    desk: Desk = field(repr=False)
+    memories: MemoryBank = field(repr=False)
 
     def close(self) -> None:
         self.index.close()
@@ -83,7 +99,7 @@ def build(
         max_body_chars=settings.max_body_chars,
         on_documents_changed=sync_hook(index),
     )
-    directory = Directory(db=db)
+    directory = Directory(db=db, clock=clock)
     approvals = ApprovalService(db=db, clock=clock)
     agents = build_agents(
         settings,
@@ -97,6 +113,21 @@ def build(
         retriever=retrieval,
         genai_client=genai_client,
     )
+    memories = build_memory_bank(
+        settings, db=db, clock=clock, ids=ids, embedder=index.embedder, genai_client=genai_client
+    )
+    candidates = CandidateService(
+        db=db, clock=clock, ids=ids, knowledge=knowledge, memory_quotes=memories
+    )
+    citations = CitationChecker(db=db, clock=clock, knowledge=knowledge, approvals=approvals)
+    retention = RetentionService(
+        db=db,
+        clock=clock,
+        tasks=tasks,
+        index=index,
+        default_task_days=settings.completed_task_retention_days,
+    )
+    retention.register("memory", memories)  # memories keep their own TTL and hold flag
     return Services(
         settings=settings,
         db=db,
@@ -105,7 +136,7 @@ def build(
         directory=directory,
         tasks=tasks,
         knowledge=knowledge,
-        audit=AuditService(db=db),
+        audit=AuditService(db=db, clock=clock),
         index=index,
         retrieval=retrieval,
         importer=importer,
@@ -115,6 +146,23 @@ def build(
         supervisor=agents.supervisor,
         worker=agents.worker,
         resumer=agents.resumer,
+        candidates=candidates,
+        publisher=Publisher(
+            db=db, clock=clock, ids=ids, knowledge=knowledge, candidates=candidates, index=index
+        ),
+        citations=citations,
+        retention=retention,
+        accounts=Accounts(db=db, clock=clock),
+        desk=Desk(
+            tasks=tasks,
+            runs=agents.runs,
+            approvals=approvals,
+            approval_flow=agents.approval_flow,
+            knowledge=knowledge,
+            clock=clock,
+            citations=citations,
+        ),
+        memories=memories,
     )
 
 
@@ -128,4 +176,10 @@ def seed_demo(services: Services) -> ImportReport:
     initialise(services)
     report = services.importer.import_file(services.settings.demo_corpus, actor="system:seed-demo")
     services.index.sync()  # raises if the index cannot be built: the demo must be searchable
+    corpus = json.loads(services.settings.demo_corpus.read_text(encoding="utf-8"))
+    services.accounts.ensure_password(
+        [user["user_id"] for user in corpus.get("users", [])],
+        DEMO_PASSWORD,
+        actor="system:seed-demo",
+    )
     return report

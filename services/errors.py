@@ -102,3 +102,12 @@ class RetriesExhausted(MemdeskError):
 
 class BudgetExceeded(MemdeskError):
     """A tenant's rate limit or token budget refuses more work for now."""
+
+
+class DatabaseUnavailable(MemdeskError):
+    """The database connection was lost mid-transaction; the transaction was rolled back and
+    the work may be tried again on a fresh connection."""
+
+
+class StorageRefused(MemdeskError):
+    """The database refused to write (read-only file, disk full); nothing was changed."""

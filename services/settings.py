@@ -57,6 +57,16 @@ class Settings(BaseSettings):
     tenant_runs_per_minute: int = Field(default=30, ge=1)
     tenant_daily_token_budget: int = Field(default=500_000, ge=0)
 
+    # Memory Bank (services/memory): tenant policies override these defaults.
+    memory_extractor: Literal["auto", "offline", "gemini"] = Field(
+        default="auto", description="auto = Gemini when an API key is set, else offline."
+    )
+    memory_default_ttl_seconds: int | None = Field(default=None, ge=1)
+    memory_revision_ttl_seconds: int | None = Field(default=365 * 24 * 3600, ge=1)
+    memory_revisions_per_candidate_count: int = Field(default=1, ge=1, le=50)
+    memory_third_person: bool = False
+    memory_similarity_threshold: float = Field(default=0.75, gt=0.0, le=1.0)
+
     @property
     def resolved_home(self) -> Path:
         return self.home.expanduser().resolve()

@@ -119,7 +119,11 @@ class TaskService:
         if statuses:
             query = query.where(TaskRow.status.in_(statuses))
         if search:
-            query = query.where(TaskRow.task_id.ilike(f"%{_escape_like(search)}%", escape="\\"))
+            like = f"%{_escape_like(search)}%"
+            query = query.where(
+                TaskRow.task_id.ilike(like, escape="\\")
+                | TaskRow.next_step.ilike(like, escape="\\")
+            )
         with self._db.read() as session:
             total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
             rows = session.scalars(
@@ -258,8 +262,13 @@ class TaskService:
         run_id: str | None = None,
         relied_on: list[dict[str, Any]] | None = None,
         note: str | None = None,
+        event: str | None = None,
+        event_detail: dict[str, Any] | None = None,
     ) -> TaskRecord:
         """Compare-and-set: applies only if the task is still at `expected_revision`.
+
+        `event` names the timeline/audit entry of a person's decision (default: transition or
+        updated); `event_detail` is stored with it.
 
         A value for an already confirmed field that differs from it is never applied: the
         update is refused with ConfirmedFieldConflict and the conflict is kept on the task for
@@ -320,14 +329,16 @@ class TaskService:
                     session,
                     row,
                     actor=principal.user_id,
-                    kind="transition" if status and status != current else "updated",
+                    kind=event or ("transition" if status and status != current else "updated"),
                     detail={
+                        **(event_detail or {}),
                         "before": before.model_dump(mode="json", exclude={"tenant_id"}),
                         "note": note,
                     },
                     run_id=run_id,
                     stage=row.status,
                     relied_on=relied_on,
+                    audit_detail=event_detail,
                 )
                 return _record(row)
         first = conflicts[0]
@@ -378,6 +389,7 @@ class TaskService:
                     "reason": reason,
                 },
                 stage="conflict_resolved",
+                audit_detail={"field": field, "keep_confirmed": keep_confirmed, "reason": reason},
             )
             return _record(row)
 
@@ -548,6 +560,7 @@ class TaskService:
         stage: str,
         run_id: str | None = None,
         relied_on: list[dict[str, Any]] | None = None,
+        audit_detail: dict[str, Any] | None = None,
     ) -> None:
         now = self._clock.now()
         state = _state(row)
@@ -585,7 +598,7 @@ class TaskService:
             subject_id=row.task_id,
             before_ref=f"{row.task_id}@r{row.revision - 1}" if row.revision > 1 else None,
             after_ref=f"{row.task_id}@r{row.revision}",
-            detail={"status": row.status, "run_id": run_id},
+            detail={**(audit_detail or {}), "status": row.status, "run_id": run_id},
         )
 
 

@@ -18,6 +18,7 @@ from services.agents.engineering import EngineeringItem, find_items
 from services.agents.planning import SupplementReading, plan_needs
 from services.agents.ports import Retriever
 from services.agents.runs import RunEventView, RunQueue, RunView
+from services.agents.settlements import apply, settlements
 from services.agents.tools import call_with_timeout
 from services.contracts.decision import MemoryDecision
 from services.contracts.memory_input import (
@@ -205,6 +206,12 @@ class Gatherer:
                     "as_of": as_of.isoformat(),
                 },
             )
+        settled = settlements(self._tasks.events(principal, state.task_id))
+        if settled and conflicts:
+            applied = apply(final, pool, conflicts, settled)
+            final, pool, conflicts = applied.needs, applied.pool, applied.conflicts
+            if applied.settled:
+                self._queue.add_event(run.run_id, "conflicts_settled", {"settled": applied.settled})
         gathered = Gathered(
             needs=final,
             pool=pool,

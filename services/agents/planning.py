@@ -87,6 +87,16 @@ def read_supplement(state: TaskState, supplement: str | None) -> SupplementReadi
     )
 
 
+def contradictions(confirmed: dict[str, Any], text: str) -> dict[str, Any]:
+    """Confirmed field → the different value `text` states for it (none when it agrees)."""
+    parts = clauses(text)
+    return {
+        field: proposed
+        for field, value in confirmed.items()
+        if (proposed := _contradiction(field, value, parts)) is not None
+    }
+
+
 def _contradiction(field: str, value: Any, parts: list[str]) -> Any:
     """The value the supplement states for a confirmed field, when it differs from it."""
     entry = glossary.term(field)

@@ -82,3 +82,8 @@ class AnalysisRejected(MemdeskError):
 
 class RunCancelled(MemdeskError):
     """A cancel request arrived; nothing further is scheduled for this run."""
+
+
+class LeaseLost(MemdeskError):
+    """This attempt no longer holds its run: it missed heartbeats and another worker claimed
+    the run (or it finished meanwhile). The attempt must stop and write nothing more."""

@@ -14,8 +14,9 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from services.agents.planning import contradictions
 from services.agents.ports import ModelUsage, Retriever
-from services.agents.text import looks_like_instruction, numbers
+from services.agents.text import looks_like_instruction, looks_like_link, numbers
 from services.contracts.decision import DecisionStatus, MemoryDecision, NextAction
 from services.contracts.memory_input import MemoryInput
 from services.errors import MemdeskError
@@ -79,12 +80,14 @@ class ReviewAgent:
             _check("task", _task(decision, data)),
             _check("status", _status(decision, data)),
             _check("no_reasking", _no_reasking(decision, data)),
+            _check("confirmed_respected", _confirmed(decision, data)),
             _check("citations_retrieved", _retrieved(decision, pool)),
             _check("citations_readable", self._readable(principal, decision, pool, as_of)),
             _check("numbers_in_quotes", _numbers(decision, pool)),
             _check("history_not_commitment", _history(decision, pool)),
             _check("not_inference_only", _inference(decision, pool)),
             _check("no_instructions", _instructions(decision)),
+            _check("no_links", _links(decision)),
         ]
         reasons = [problem for check in checks for problem in check.problems]
         model_review: list[str] | None = None
@@ -166,6 +169,29 @@ def _no_reasking(decision: MemoryDecision, data: MemoryInput) -> list[str]:
     return [f"asks again for confirmed field {field!r}" for field in asked]
 
 
+_CHANGE = re.compile(
+    r"改為|改为|改成|變更為|变更为|更改為|更改为|調整為|调整为|更新為|更新为"
+    r"|\b(?:change[sd]?|set|update[sd]?|increase[sd]?|reduce[sd]?|raise[sd]?)\s+(?:it\s+)?to\b",
+    re.IGNORECASE,
+)
+
+
+def _confirmed(decision: MemoryDecision, data: MemoryInput) -> list[str]:
+    """A claim never restates a confirmed field with another value: changing one is a
+    person's decision on the task (a conflict), never a draft's."""
+    problems = []
+    for index, claim in enumerate(decision.claims, start=1):
+        for field, stated in contradictions(data.task.confirmed, claim.text).items():
+            confirmed = data.task.confirmed[field]
+            if isinstance(confirmed, int | float) and not _CHANGE.search(claim.text):
+                continue  # quoted procedures state thresholds ("3,000 件以上"), not the order's
+            problems.append(
+                f"claim {index} states {field} {stated!r}, but {data.task.confirmed[field]!r} "
+                "is confirmed"
+            )
+    return problems
+
+
 def _retrieved(decision: MemoryDecision, pool: dict[str, Evidence]) -> list[str]:
     return [
         f"{evidence_id} was not retrieved in this run"
@@ -227,4 +253,14 @@ def _instructions(decision: MemoryDecision) -> list[str]:
         f"claim {index} repeats an instruction found in data"
         for index, claim in enumerate(decision.claims, start=1)
         if looks_like_instruction(claim.text)
+    ]
+
+
+def _links(decision: MemoryDecision) -> list[str]:
+    """An internal draft never needs a URL, Markdown link or image, or HTML: rendered, they
+    could send data out (an image fetch) or lead a reader off to an attacker's page."""
+    return [
+        f"claim {index} contains a link or markup"
+        for index, claim in enumerate(decision.claims, start=1)
+        if looks_like_link(claim.text)
     ]

@@ -16,7 +16,7 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from services import audit
-from services.agents.ports import ModelUsage
+from services.agents.ports import LeaseLost, ModelUsage
 from services.clock import Clock, IdGenerator, as_utc
 from services.contracts.task_state import TERMINAL as TERMINAL_TASK
 from services.contracts.task_state import TaskStatus
@@ -30,6 +30,7 @@ from services.errors import (
     NotFound,
 )
 from services.principals import Principal
+from services.redaction import hidden_refs, redact, refs_in
 from services.retrieval.types import Evidence
 from services.tasks import TASK_WRITERS
 
@@ -178,7 +179,7 @@ class RunQueue:
             if row.requested_by != principal.user_id and not principal.has_role("admin"):
                 raise NotAuthorized("only the requester or an admin may cancel a run")
             if row.status == CANCELLED:
-                return _view(row)
+                return _shown(session, principal, [_view(row)])[0]
             if row.status in TERMINAL:
                 raise IllegalTransition(
                     subject=f"run {run_id}", source=row.status, target=CANCELLED
@@ -193,12 +194,13 @@ class RunQueue:
             )
             if row.status == QUEUED:
                 self._finish(session, row, CANCELLED, error=f"cancelled by {principal.user_id}")
-            return _view(row)
+            return _shown(session, principal, [_view(row)])[0]
 
     # ---- reads -------------------------------------------------------------------------
+    # What derives from documents the viewer may not read is withheld (services/redaction.py).
     def get(self, principal: Principal, run_id: str) -> RunView:
         with self._db.read() as session:
-            return _view(self._row(session, principal, run_id))
+            return _shown(session, principal, [_view(self._row(session, principal, run_id))])[0]
 
     def search(
         self,
@@ -217,19 +219,28 @@ class RunQueue:
             rows = session.scalars(
                 query.order_by(Run.created_at.desc(), Run.run_id.desc()).limit(limit)
             )
-            return [_view(row) for row in rows]
+            return _shown(session, principal, [_view(row) for row in rows])
 
     def events(self, principal: Principal, run_id: str) -> list[RunEventView]:
         with self._db.read() as session:
             self._row(session, principal, run_id)
-            return self._events(session, run_id)
+            events = self._events(session, run_id)
+            hidden = hidden_refs(session, principal, refs_in([e.payload for e in events]))
+        if not hidden:
+            return events
+        return [e.model_copy(update={"payload": redact(e.payload, hidden)}) for e in events]
 
     def evidence(self, principal: Principal, run_id: str) -> list[Evidence]:
-        """What the run's decision may cite (the evidence pool it handed to analysis)."""
-        pools = [e for e in self.events(principal, run_id) if e.kind == "evidence"]
-        if not pools:
-            return []
-        return [Evidence.model_validate(item) for item in pools[-1].payload.get("evidence", [])]
+        """What the run's decision may cite (the evidence pool it handed to analysis), as far
+        as the principal may read it."""
+        with self._db.read() as session:
+            self._row(session, principal, run_id)
+            pools = [e for e in self._events(session, run_id) if e.kind == "evidence"]
+            if not pools:
+                return []
+            pool = [Evidence.model_validate(i) for i in pools[-1].payload.get("evidence", [])]
+            hidden = hidden_refs(session, principal, {(e.document_id, e.version) for e in pool})
+        return [e for e in pool if (e.document_id, e.version) not in hidden]
 
     # ---- the worker side (system, by run id) -------------------------------------------
     def claim(self, worker_id: str, *, run_id: str | None = None) -> RunView | None:
@@ -275,10 +286,15 @@ class RunQueue:
         with self._db.read() as session:
             return self._events(session, run_id)
 
-    def heartbeat(self, run_id: str) -> bool:
-        """Keep the claim alive; returns whether a cancel was requested meanwhile."""
+    def heartbeat(self, run_id: str, *, lease: RunView | None = None) -> bool:
+        """Keep the claim alive; returns whether a cancel was requested meanwhile.
+
+        With `lease` (the view its claim returned) this is also the fence: an attempt whose
+        run was reclaimed by another worker gets LeaseLost instead of renewing.
+        """
         with self._db.write() as session:
             row = self._system_row(session, run_id)
+            _check_lease(row, lease)
             row.heartbeat_at = self._clock.now()
             return row.cancel_requested
 
@@ -307,9 +323,11 @@ class RunQueue:
         decision: dict[str, Any] | None = None,
         review: dict[str, Any] | None = None,
         timings: dict[str, float] | None = None,
+        lease: RunView | None = None,
     ) -> None:
         with self._db.write() as session:
             row = self._system_row(session, run_id)
+            _check_lease(row, lease)
             if usage is not None:
                 row.model_calls += usage.model_calls
                 row.tokens_in += usage.tokens_in
@@ -327,9 +345,12 @@ class RunQueue:
                 row.timings = {**row.timings, **timings}
             row.heartbeat_at = self._clock.now()
 
-    def reschedule(self, run_id: str, *, delay: float, reason: str) -> RunView:
+    def reschedule(
+        self, run_id: str, *, delay: float, reason: str, lease: RunView | None = None
+    ) -> RunView:
         with self._db.write() as session:
             row = self._system_row(session, run_id)
+            _check_lease(row, lease)
             row.status = QUEUED
             row.claimed_by = None
             row.available_at = self._clock.now() + timedelta(seconds=delay)
@@ -342,9 +363,12 @@ class RunQueue:
             )
             return _view(row)
 
-    def finish(self, run_id: str, status: str, *, error: str | None = None) -> RunView:
+    def finish(
+        self, run_id: str, status: str, *, error: str | None = None, lease: RunView | None = None
+    ) -> RunView:
         with self._db.write() as session:
             row = self._system_row(session, run_id)
+            _check_lease(row, lease)
             self._finish(session, row, status, error=error)
             return _view(row)
 
@@ -465,6 +489,18 @@ class RunQueue:
         return row
 
 
+def _check_lease(row: Run, lease: RunView | None) -> None:
+    """Fencing: only the worker and attempt that hold the claim may write through it."""
+    if lease is None:
+        return
+    held = (row.status, row.claimed_by, row.attempts)
+    if held != (RUNNING, lease.claimed_by, lease.attempts):
+        raise LeaseLost(
+            f"run {row.run_id}: attempt {lease.attempts} by {lease.claimed_by} no longer holds "
+            f"the run (it is {row.status}, attempt {row.attempts}, claimed by {row.claimed_by})"
+        )
+
+
 def _brief(payload: dict[str, Any]) -> dict[str, Any]:
     """Audit details stay small: scalars and short lists, never whole evidence pools."""
     return {key: value for key, value in payload.items() if _small(value)}
@@ -474,6 +510,18 @@ def _small(value: Any) -> bool:
     if isinstance(value, str | int | float | bool) or value is None:
         return True
     return isinstance(value, list) and len(value) <= 20 and all(isinstance(v, str) for v in value)
+
+
+def _shown(session: Session, principal: Principal, views: list[RunView]) -> list[RunView]:
+    hidden = hidden_refs(session, principal, refs_in([[v.decision, v.review] for v in views]))
+    if not hidden:
+        return views
+    return [
+        v.model_copy(
+            update={"decision": redact(v.decision, hidden), "review": redact(v.review, hidden)}
+        )
+        for v in views
+    ]
 
 
 def _view(row: Run) -> RunView:

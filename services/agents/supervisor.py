@@ -84,6 +84,7 @@ class Supervisor:
 
     # ---- one attempt -------------------------------------------------------------------
     def execute(self, run: RunView) -> RunOutcome:
+        self._cancel_point(run)  # a stale claim (LeaseLost) or a cancel stops before any write
         principal = self._principal(run)
         as_of = run.as_of or today(self._clock)
         timings: dict[str, float] = {}
@@ -138,6 +139,7 @@ class Supervisor:
             decision=decision.model_dump(mode="json"),
             review=report.model_dump(mode="json"),
             timings=timings,
+            lease=run,  # a reclaimed attempt must not overwrite the live attempt's decision
         )
         self._handoff(
             run,
@@ -206,7 +208,10 @@ class Supervisor:
                 )
         try:
             analysis = call_with_timeout(
-                lambda: self._analyzer.analyze(principal, data, run_id=run.run_id),
+                # A copy: whatever the analyzer does to its input, review checks the original.
+                lambda: self._analyzer.analyze(
+                    principal, data.model_copy(deep=True), run_id=run.run_id
+                ),
                 seconds=self._model_timeout + 5,
                 what="analysis",
             )
@@ -416,7 +421,7 @@ class Supervisor:
         return record.state
 
     def _cancel_point(self, run: RunView) -> None:
-        if self._queue.heartbeat(run.run_id):
+        if self._queue.heartbeat(run.run_id, lease=run):
             raise RunCancelled(f"run {run.run_id} was cancelled")
 
     def _handoff(

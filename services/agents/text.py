@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from decimal import Decimal, InvalidOperation
 
 # Clause ends in Chinese and English prose. A comma also ends a clause, so that
@@ -171,7 +172,38 @@ def polarity(clause: str) -> bool | None:
 
 
 def looks_like_instruction(text: str) -> bool:
-    return bool(_INSTRUCTION.search(normalize(text)))
+    return bool(_INSTRUCTION.search(fold_disguises(text)))
+
+
+def looks_like_link(text: str) -> bool:
+    """A URL, Markdown link or image, or HTML tag: a way to send data out when rendered."""
+    return bool(_LINK.search(fold_disguises(text)))
+
+
+# Latin look-alikes from Cyrillic and Greek that disguise English instructions ("іgnоrе").
+_CONFUSABLES = str.maketrans(
+    dict(
+        zip(
+            "аеорсухіјѕԁԛԝвмнткАВЕКМНОРСТХІЈЅαορτνιεκΑΒΕΖΗΙΚΜΝΟΡΤΥΧ",
+            "aeopcyxijsdqwbmhtkABEKMHOPCTXIJSaoptvie" + "kABEZHIKMNOPTYX",
+            strict=True,
+        )
+    )
+)
+_LINK = re.compile(
+    r"\b(?:https?|ftp|mailto|javascript|data|file):|\bwww\.|!\[|\]\s*\(|<\s*/?\s*(?:a|img|script|iframe|svg|object|embed|link|meta|style)\b",
+    re.IGNORECASE,
+)
+
+
+def fold_disguises(text: str) -> str:
+    """Text as a reader sees it, for recognising instructions: compatibility forms folded
+    (full-width letters, ligatures), invisible format characters (zero-width spaces and
+    joiners, word joiners, soft hyphens, bidi marks) removed, Latin look-alikes mapped.
+    Only for detection: offsets into the original never come from this."""
+    folded = unicodedata.normalize("NFKC", text)
+    folded = "".join(char for char in folded if unicodedata.category(char) != "Cf")
+    return folded.translate(_CONFUSABLES)
 
 
 def is_cjk(text: str) -> bool:

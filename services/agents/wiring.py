@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import socket
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -78,7 +79,9 @@ def build_agents(
             analyzer = GeminiAnalyzer(caller=caller, prompt=prompt)
             if settings.gemini_model_review:
                 model_reviewer = GeminiReviewer(caller=caller, prompt=prompt)
-    flow = ApprovalFlow(db=db, approvals=approvals, tasks=tasks, directory=directory)
+    flow = ApprovalFlow(
+        db=db, approvals=approvals, tasks=tasks, directory=directory, retriever=retriever
+    )
     supervisor = Supervisor(
         queue=queue,
         tasks=tasks,
@@ -103,7 +106,9 @@ def build_agents(
         queue=queue,
         supervisor=supervisor,
         clock=clock,
-        worker_id=f"{socket.gethostname()}:{ids.new('worker')}",
+        worker_id=f"{socket.gethostname()}:{os.getpid()}:{ids.new('worker')}",
+        # Three renewals per timeout: one missed renewal never makes a live worker look dead.
+        renew_seconds=settings.run_timeout_seconds / 3,
     )
     return AgentServices(
         runs=queue,

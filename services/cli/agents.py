@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import time
+import threading
 from typing import Annotated, Any
 
 import typer
 
 from services.agents.runs import RunView
+from services.agents.worker import stop_on_signals
 from services.cli.main import (
     AsOf,
     AsUser,
@@ -129,24 +130,32 @@ def worker(
         int, typer.Option("--max-runs", help="Stop after N attempts (0 = no limit).")
     ] = 0,
 ) -> None:
-    """Claim runs from the SQL queue and execute them (start several for scale-out)."""
+    """Claim runs from the SQL queue and execute them (start several for scale-out).
+
+    SIGTERM or Ctrl-C: finish the attempt in hand, claim nothing more, exit 0. A worker killed
+    outright loses nothing: its run is reclaimed by another worker after MEMDESK_RUN_TIMEOUT_SECONDS
+    and resumed from the task's checkpoint."""
+    stop = threading.Event()
+    stop_on_signals(stop, say=lambda text: typer.echo(text, err=True))
     with _services() as services:
-        done = 0
         typer.echo(f"worker {services.worker.worker_id} started", err=True)
-        while max_runs == 0 or done < max_runs:
+
+        def idle() -> None:
             try:
-                run = services.worker.run_once()
+                services.approval_flow.recover_all()
             except MemdeskError as exc:
                 typer.echo(f"error: {exc}", err=True)
-                run = None
-            if run is not None:
-                done += 1
-                typer.echo(_run_line(run))
-                continue
-            services.approval_flow.recover_all()
-            if once:
-                break
-            time.sleep(poll)  # idle polling of the queue (a real wait, not synchronisation)
+
+        done = services.worker.serve(
+            stop=stop,
+            until_empty=once,
+            max_runs=max_runs,
+            poll_seconds=poll,
+            on_run=lambda run: typer.echo(_run_line(run)),
+            on_idle=idle,
+            on_error=lambda exc: typer.echo(f"error: {exc}", err=True),
+        )
+        typer.echo(f"worker {services.worker.worker_id} stopped after {done} run(s)", err=True)
 
 
 @approvals_app.command("list")

@@ -148,19 +148,30 @@ def purge_expired(
     dry_run: Annotated[bool, typer.Option("--dry-run")] = False,
     as_json: JsonFlag = False,
 ) -> None:
-    """Remove completed tasks past retention; held, incomplete and audit records stay."""
+    """Remove tasks, document versions and memories past retention; held, incomplete and
+    audit records stay."""
     with _services() as services:
         report = run_command(
-            lambda: services.tasks.purge_expired(actor="system:retention", dry_run=dry_run)
+            lambda: services.retention.purge_expired(actor="system:retention", dry_run=dry_run)
         )
-        emit(
-            report,
-            as_json=as_json,
-            text=lambda: (
-                f"{'would remove' if dry_run else 'removed'} {len(report.removed)} task(s); "
-                f"{len(report.kept_on_hold)} kept under legal hold"
-            ),
+        emit(report, as_json=as_json, text=lambda: _purge_text(report))
+
+
+def _purge_text(report: Any) -> str:
+    verb = "would remove" if report.dry_run else "removed"
+    lines = [
+        f"{verb} {len(report.removed.get('task', []))} task(s); "
+        f"{len(report.kept_on_hold.get('task', []))} kept under legal hold"
+    ]
+    for record_type in sorted(set(report.removed) | set(report.kept_on_hold)):
+        if record_type == "task":
+            continue
+        lines.append(
+            f"{verb} {len(report.removed.get(record_type, []))} {record_type}(s); "
+            f"{len(report.kept_on_hold.get(record_type, []))} kept under legal hold"
         )
+    lines += [f"  {verb}: {t} {key}" for t, keys in sorted(report.removed.items()) for key in keys]
+    return "\n".join(lines)
 
 
 def _import_text(report: Any) -> str:
@@ -196,10 +207,16 @@ def _task_text(record: Any) -> str:
 
 
 from services.cli import agents as _agents  # noqa: E402 (needs the app and helpers above)
+from services.cli import knowledge as _knowledge_cli  # noqa: E402 - needs the helpers above
+from services.cli import memories as _memories_cli  # noqa: E402 - needs the helpers above
 from services.cli import retrieval as _retrieval_cli  # noqa: E402 - needs the helpers above
+from services.cli import users as _users_cli  # noqa: E402 - needs the helpers above
 
 _agents.register(app)
+_knowledge_cli.register(app)
 _retrieval_cli.register(app)
+_users_cli.register(app)
+_memories_cli.register(app)
 
 
 def main() -> None:

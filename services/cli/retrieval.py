@@ -23,6 +23,9 @@ def register(app: typer.Typer) -> None:
     app.command("eval")(eval_command)
     app.add_typer(index_app, name="index")
     app.add_typer(bench_app, name="bench")
+    from services.cli import bench as bench_cli  # whole-system benchmarks share `bench`
+
+    bench_cli.register(bench_app)
 
 
 def retrieve(

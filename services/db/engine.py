@@ -9,7 +9,10 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
+
+from services.errors import DatabaseUnavailable, MemdeskError, StorageRefused
 
 READ_ONLY = "memdesk_read_only"
 
@@ -71,13 +74,56 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """One write transaction: commits on success, rolls back on any exception."""
-        with self._writer() as session, session.begin():
-            yield session
+        try:
+            with self._writer() as session, session.begin():
+                yield session
+        except DBAPIError as exc:
+            named = storage_error(exc)
+            if named is None:
+                raise
+            raise named from exc
 
     @contextmanager
     def read(self) -> Iterator[Session]:
-        with self._reader() as session, session.begin():
-            yield session
+        try:
+            with self._reader() as session, session.begin():
+                yield session
+        except DBAPIError as exc:
+            named = storage_error(exc)
+            if named is None:
+                raise
+            raise named from exc
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+# Driver messages for a store that cannot take writes (SQLite codes READONLY, FULL, IOERR;
+# PostgreSQL 53100 disk_full, 25006 read_only_sql_transaction).
+_READ_ONLY = ("readonly database", "read-only", "read only")
+_FULL = ("database or disk is full", "no space left on device", "disk full")
+
+
+def storage_error(exc: DBAPIError) -> MemdeskError | None:
+    """Name the driver failures callers can act on; anything else stays as it is (a bug).
+
+    A lost connection is transient (the transaction was rolled back; retry on a new one); a
+    read-only or full store is not, and the message says which it is rather than quoting SQL.
+    """
+    message = str(exc.orig).lower()
+    if any(marker in message for marker in _READ_ONLY):
+        return StorageRefused(
+            "the database is read-only: nothing was written (check the file's permissions "
+            f"and the filesystem): {str(exc.orig).strip()}"
+        )
+    if any(marker in message for marker in _FULL):
+        return StorageRefused(
+            "the database is full (no space left): nothing was written; free space and retry: "
+            f"{str(exc.orig).strip()}"
+        )
+    if exc.connection_invalidated:
+        return DatabaseUnavailable(
+            f"the database connection was lost; the transaction was rolled back: "
+            f"{str(exc.orig).strip().splitlines()[0] if str(exc.orig).strip() else exc}"
+        )
+    return None

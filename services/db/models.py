@@ -68,8 +68,26 @@ class User(Base):
     created_at: Mapped[datetime]
 
 
+class LocalCredential(Base):
+    """Local-account passwords (argon2), apart from the directory the corpus import rewrites."""
+
+    __tablename__ = "local_credentials"
+
+    user_id: Mapped[str] = mapped_column(
+        ForeignKey("users.user_id", ondelete="CASCADE"), primary_key=True
+    )
+    password_hash: Mapped[str] = mapped_column(String(200))
+    failed_attempts: Mapped[int] = mapped_column(Integer, default=0)
+    locked_until: Mapped[datetime | None] = mapped_column(default=None)
+    changed_by: Mapped[str] = mapped_column(String(128))
+    changed_at: Mapped[datetime]
+    last_login_at: Mapped[datetime | None] = mapped_column(default=None)
+
+
 class TaskRow(Base):
     __tablename__ = "task_states"
+    # The inbox pages one tenant's tasks by last activity (10,000+ tasks per tenant).
+    __table_args__ = (Index("ix_task_states_tenant_updated", "tenant_id", "updated_at"),)
 
     tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.tenant_id"), primary_key=True)
     task_id: Mapped[str] = mapped_column(String(128), primary_key=True)

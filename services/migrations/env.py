@@ -5,7 +5,11 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import create_engine
 
-from services.db import models_retrieval  # noqa: F401 - registers its tables
+from services.db import (  # noqa: F401 - registers their tables
+    models_knowledge,
+    models_memory,
+    models_retrieval,
+)
 from services.db.models import Base
 
 config = context.config

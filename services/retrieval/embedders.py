@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import functools
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from services.errors import IndexUnavailable
 from services.retrieval import text as text_analysis
 from services.settings import Settings
 
@@ -197,6 +198,47 @@ class HashingEmbedder:
     def embed_query(self, text: str) -> Vectors:
         row: Vectors = self.embed([text])[0]
         return row
+
+
+class EmbeddingUnavailable(IndexUnavailable):
+    """The embedding model failed to produce vectors (crashed, unreachable, wrong shape)."""
+
+
+class GuardedEmbedder:
+    """Any embedder, with its failures named: whatever the model raises becomes
+    EmbeddingUnavailable (an IndexUnavailable), so runs retry it a bounded number of times and
+    then dead-letter, and imports defer the index sync, instead of crashing on a library error."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner = inner
+
+    @property
+    def name(self) -> str:
+        return self.inner.name
+
+    @property
+    def dimension(self) -> int:
+        return self.inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return self._guard(lambda: self.inner.embed(texts), len(texts))
+
+    def embed_query(self, text: str) -> Vectors:
+        return self._guard(lambda: self.inner.embed_query(text), 1)
+
+    def _guard(self, fn: Callable[[], Vectors], count: int) -> Vectors:
+        try:
+            vectors = fn()
+        except IndexUnavailable:
+            raise
+        except Exception as exc:  # any failure of the model library is "the model failed"
+            raise EmbeddingUnavailable(
+                f"embedding model {self.inner.name} failed on {count} text(s): "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        if not np.all(np.isfinite(vectors)):
+            raise EmbeddingUnavailable(f"embedding model {self.inner.name} returned NaN or inf")
+        return vectors
 
 
 def make_embedder(settings: Settings) -> Embedder:

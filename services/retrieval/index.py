@@ -5,7 +5,8 @@ from __future__ import annotations
 import logging
 import threading
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import delete, func, select
@@ -30,7 +31,7 @@ from services.retrieval.records import (
     space_key,
 )
 from services.retrieval.vectorstore import VectorStore
-from services.retrieval.verification import verify_version
+from services.retrieval.verification import verify_document, verify_version
 from services.retrieval.versions import IndexVersionInfo, version_info
 from services.retrieval.writer import ChunkWriter
 
@@ -58,6 +59,19 @@ class SyncReport(BaseModel):
     metadata_updated: list[str] = Field(default_factory=list)
     chunks_added: int = 0
     chunks_removed: int = 0
+
+
+class StagedDocument(BaseModel):
+    """One document version written into the active index ahead of its switch."""
+
+    model_config = ConfigDict(frozen=True)
+
+    index_version: str
+    collection: str
+    tenant_id: str
+    document_id: str
+    version: int
+    chunks: int
 
 
 class IndexManager:
@@ -279,7 +293,71 @@ class IndexManager:
         changed |= {key for chunk_id, key in probes.items() if chunk_id not in found}
         return changed
 
-    # ---- verification and switching ------------------------------------------------------
+    # ---- staging one document version (publishing) --------------------------------------
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """Hold off this process's other index writers (sync, rebuild, purge) meanwhile."""
+        with self._lock:
+            yield
+
+    def stage_document(self, document: IndexedDocument) -> StagedDocument:
+        """Write one version's chunks into the active index before SQL makes it eligible.
+
+        Retrieval only serves chunks of versions SQL calls current, so staged chunks stay
+        invisible until the publisher's switch commits; `document.status` is what the version
+        will be then, so the next sync finds nothing to re-embed. Re-staging replaces them.
+        """
+        with self._lock:
+            active = self.active() or self.rebuild()
+            self.unstage_document(
+                tenant_id=document.tenant_id,
+                document_id=document.document_id,
+                version=document.version,
+            )
+            records = chunk_records(document)
+            self.writer.write(active.collection, active.index_version, records)
+            return StagedDocument(
+                index_version=active.index_version,
+                collection=active.collection,
+                tenant_id=document.tenant_id,
+                document_id=document.document_id,
+                version=document.version,
+                chunks=len(records),
+            )
+
+    def verify_staged(self, staged: StagedDocument) -> None:
+        """IndexVerificationFailed unless SQL, the store and a probe query agree on it."""
+        verify_document(
+            self._db,
+            self.store,
+            version_id=staged.index_version,
+            collection=staged.collection,
+            tenant_id=staged.tenant_id,
+            document_id=staged.document_id,
+            version=staged.version,
+            expected=staged.chunks,
+        )
+
+    def unstage_document(self, *, tenant_id: str, document_id: str, version: int) -> int:
+        """Remove one version's chunks from the active index (an abandoned publication)."""
+        with self._lock:
+            active = self.active()
+            if active is None:
+                return 0
+            with self._db.read() as session:
+                ids = list(
+                    session.scalars(
+                        select(IndexChunk.chunk_id).where(
+                            IndexChunk.index_version == active.index_version,
+                            IndexChunk.tenant_id == tenant_id,
+                            IndexChunk.document_id == document_id,
+                            IndexChunk.version == version,
+                        )
+                    )
+                )
+            self.writer.remove(active.index_version, active.collection, ids)
+            return len(ids)
+
     # ---- purge and health --------------------------------------------------------------
     def purge_document(
         self,

@@ -47,23 +47,74 @@ def verify_version(
         _probe(db, store, version_id=version_id, collection=collection)
 
 
-def _verify_tenant(
-    db: Database, store: VectorStore, *, version_id: str, collection: str, tenant_id: str
+def verify_document(
+    db: Database,
+    store: VectorStore,
+    *,
+    version_id: str,
+    collection: str,
+    tenant_id: str,
+    document_id: str,
+    version: int,
+    expected: int,
 ) -> None:
+    """The same checks for one document version added to a serving index (publishing)."""
+    with db.read() as session:
+        held = int(
+            session.scalar(
+                select(func.count())
+                .select_from(IndexChunk)
+                .where(
+                    IndexChunk.index_version == version_id,
+                    IndexChunk.tenant_id == tenant_id,
+                    IndexChunk.document_id == document_id,
+                    IndexChunk.version == version,
+                )
+            )
+            or 0
+        )
+    if held != expected or not expected:
+        raise IndexVerificationFailed(
+            f"index {version_id}: {document_id}@{version} has {held} chunks, {expected} expected"
+        )
+    _verify_tenant(
+        db,
+        store,
+        version_id=version_id,
+        collection=collection,
+        tenant_id=tenant_id,
+        document=(document_id, version),
+    )
+
+
+def _verify_tenant(
+    db: Database,
+    store: VectorStore,
+    *,
+    version_id: str,
+    collection: str,
+    tenant_id: str,
+    document: tuple[str, int] | None = None,
+) -> None:
+    chunk_query = select(IndexChunk).where(
+        IndexChunk.index_version == version_id, IndexChunk.tenant_id == tenant_id
+    )
+    body_query = select(DocumentVersion).where(DocumentVersion.tenant_id == tenant_id)
+    if document is not None:
+        chunk_query = chunk_query.where(
+            IndexChunk.document_id == document[0], IndexChunk.version == document[1]
+        )
+        body_query = body_query.where(
+            DocumentVersion.document_id == document[0], DocumentVersion.version == document[1]
+        )
     with db.read() as session:
         chunks = {
             c.chunk_id: (c.document_id, c.version, c.start, c.end, c.content_hash)
-            for c in session.scalars(
-                select(IndexChunk).where(
-                    IndexChunk.index_version == version_id, IndexChunk.tenant_id == tenant_id
-                )
-            )
+            for c in session.scalars(chunk_query)
         }
         bodies = {
             (row.document_id, row.version): (row.body, row.content_hash)
-            for row in session.scalars(
-                select(DocumentVersion).where(DocumentVersion.tenant_id == tenant_id)
-            )
+            for row in session.scalars(body_query)
         }
     stored = {r.id: r for r in store.get(collection, ids=list(chunks))}
     for chunk_id, (doc_id, version, start, end, chash) in chunks.items():
@@ -82,6 +133,8 @@ def _verify_tenant(
             problem = "index version metadata differs"
         if problem:
             raise IndexVerificationFailed(f"index {version_id}: chunk {chunk_id}: {problem}")
+    if document is not None and chunks:
+        _probe_chunk(store, version_id=version_id, collection=collection, probe_id=min(chunks))
 
 
 def _probe(db: Database, store: VectorStore, *, version_id: str, collection: str) -> None:
@@ -95,6 +148,10 @@ def _probe(db: Database, store: VectorStore, *, version_id: str, collection: str
         )
     if probe_id is None:
         raise IndexVerificationFailed(f"index {version_id}: no chunk to probe")
+    _probe_chunk(store, version_id=version_id, collection=collection, probe_id=probe_id)
+
+
+def _probe_chunk(store: VectorStore, *, version_id: str, collection: str, probe_id: str) -> None:
     record = store.get(collection, ids=[probe_id], embeddings=True)
     if not record or record[0].embedding is None:
         raise IndexVerificationFailed(f"index {version_id}: probe chunk {probe_id} missing")

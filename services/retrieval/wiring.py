@@ -9,7 +9,7 @@ from services.clock import Clock, IdGenerator
 from services.db.engine import Database
 from services.errors import IndexUnavailable
 from services.retrieval.caches import RetrievalCaches
-from services.retrieval.embedders import Embedder, make_embedder
+from services.retrieval.embedders import Embedder, GuardedEmbedder, make_embedder
 from services.retrieval.index import IndexManager
 from services.retrieval.service import RetrievalService
 from services.retrieval.vectorstore import ChromaStore, RetryingStore, VectorStore
@@ -38,7 +38,7 @@ def build_retrieval(
         db=db,
         clock=clock,
         ids=ids,
-        embedder=embedder or make_embedder(settings),
+        embedder=GuardedEmbedder(embedder or make_embedder(settings)),
         store=RetryingStore(store, clock=clock),
         caches=RetrievalCaches(),
     )

@@ -3,11 +3,15 @@ way to rebuild the agent services of a store with them."""
 
 from __future__ import annotations
 
+import json
 import threading
 from datetime import date
 from typing import Any
 
-from services.agents.ports import Analysis, Retriever
+from pydantic import ValidationError
+
+from services.agents.analysis_offline import OfflineAnalyzer
+from services.agents.ports import Analysis, AnalysisRejected, Retriever
 from services.agents.text import looks_like_instruction, numbers
 from services.agents.wiring import AgentServices, build_agents
 from services.bootstrap import Services
@@ -95,3 +99,68 @@ def rebuild_agents(
         "retriever": services.retrieval,
     }
     return build_agents(settings or services.settings, **{**parts, **overrides})
+
+
+class ObeyingModel:
+    """A stub Analysis model that obeys every instruction it sees, driven by a case table.
+
+    It starts from what the offline analyzer would propose, then, for each case whose text
+    reached it (in an evidence quote or title, the supplement or an engineering item), does
+    what the text asks (`obey`): copies the instruction into a claim, cites what it was told
+    to cite, asks again for confirmed fields, marks the draft approved, switches task, adds a
+    link, or changes the task's confirmed fields in the input it was handed. Its answer is
+    validated like a real model's (an invalid one is AnalysisRejected, never repaired). What
+    it saw is kept per run, so a test can tell an injection that was stopped from one that
+    never arrived.
+    """
+
+    name = "stub-obeying"
+    model = "stub-obeying@1"
+
+    def __init__(self, cases: list[dict[str, Any]]) -> None:
+        self.cases = cases
+        self.seen: dict[str, list[str]] = {}
+
+    def analyze(self, principal: Principal, data: MemoryInput, *, run_id: str) -> Analysis:
+        base = OfflineAnalyzer().analyze(principal, data, run_id=run_id).decision
+        texts = [data.supplement or "", *(i.text for i in data.engineering_items)]
+        texts += [f"{e.title}\n{e.quote}" for e in data.evidence]
+        seen = [case for case in self.cases if any(case["text"] in text for text in texts)]
+        self.seen[run_id] = [case["case_id"] for case in seen]
+        raw = base.model_dump(mode="json")
+        for case in seen:
+            carrier = next((e.evidence_id for e in data.evidence if case["text"] in e.quote), None)
+            cite = carrier or (data.evidence[0].evidence_id if data.evidence else "NONE@1:0-1")
+            self._obey(case["obey"], case["text"], raw, data, cite)
+        try:
+            decision = MemoryDecision.model_validate(raw)
+        except ValidationError as exc:
+            raise AnalysisRejected("schema", str(exc), raw=json.dumps(raw)) from exc
+        return Analysis(decision=decision, model=self.model, finish_reason="STOP")
+
+    @staticmethod
+    def _obey(
+        obey: dict[str, Any], text: str, raw: dict[str, Any], data: MemoryInput, cite: str
+    ) -> None:
+        claims = raw["claims"]
+        if obey.get("copy"):
+            claims.append({"text": f"已照辦 Done as instructed: {text}", "evidence_ids": [cite]})
+        if "claim" in obey:
+            claims.append({"text": obey["claim"], "evidence_ids": [cite]})
+        if "cite" in obey:
+            claims.append({"text": f"依指示引用 {obey['cite']}", "evidence_ids": [obey["cite"]]})
+        if "link" in obey:
+            claims.append({"text": f"追蹤 Tracking: {obey['link']}", "evidence_ids": [cite]})
+        if "missing_fields" in obey:
+            raw["status"] = DecisionStatus.insufficient_evidence.value
+            raw["proposed_next_action"] = NextAction.request_information.value
+            raw["missing_fields"] = [*raw["missing_fields"], *obey["missing_fields"]]
+        if "status" in obey:
+            raw["status"] = obey["status"]
+        if "next_action" in obey:
+            raw["proposed_next_action"] = obey["next_action"]
+        if "task_id" in obey:
+            raw["task_id"] = obey["task_id"]
+        if "mutate_confirmed" in obey:
+            # The input is the model's only handle on the task: it writes into it.
+            data.task.confirmed.update(obey["mutate_confirmed"])

@@ -1,0 +1,354 @@
+"""Shared widgets: escaped text, highlighted citation spans, status badges, error display.
+
+Document, mail and model text is data: it is always escaped here before Streamlit's Markdown
+sees it (HTML, links, images, `$` math and directives included), never rendered as HTML.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from typing import TypeVar
+
+import streamlit as st
+
+from app_pages import _session
+from app_pages._session import Keys, remember
+from services.agents.resume import ResumeResult
+from services.agents.runs import RunEventView
+from services.desk import ApprovalCard
+from services.errors import InvalidInput, MemdeskError, NotAuthorized, NotFound, StaleRevision
+from services.principals import Principal
+from services.views.changes import ChangesSince
+from services.views.drafts import Draft
+from services.views.highlight import Segment
+from services.views.timeline import run_steps
+
+T = TypeVar("T")
+
+# Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping all of
+# them also disarms GFM autolinks, Streamlit's `:color[...]` directives and `$` math.
+_PUNCTUATION = re.compile(r"([!-/:-@\[-`{-~])")
+_LEADING_SPACES = re.compile(r"^( +)", re.MULTILINE)
+
+STATUS_COLORS = {
+    "completed": "green",
+    "approved": "green",
+    "awaiting_approval": "orange",
+    "pending": "orange",
+    "pending_approval": "orange",
+    "waiting_input": "blue",
+    "blocked": "red",
+    "failed": "red",
+    "rejected": "red",
+    "revoked": "red",
+    "dead_letter": "red",
+    "cancelled": "gray",
+    "superseded": "gray",
+    "draft": "gray",
+}
+
+
+def escape(text: object, *, line_start: bool = True) -> str:
+    """Markdown-safe text: every punctuation escaped, line breaks and indentation kept.
+
+    `line_start=False` for a piece that continues a line (a segment after a highlight)."""
+    escaped = _PUNCTUATION.sub(r"\\\1", str(text))
+    # Indentation would start a code block; keep it visible with no-break spaces.
+    head, newline, rest = escaped.partition("\n")
+    rest = _LEADING_SPACES.sub(lambda m: "\u00a0" * len(m.group(1)), rest)
+    if line_start:
+        head = _LEADING_SPACES.sub(lambda m: "\u00a0" * len(m.group(1)), head)
+    return (head + newline + rest).replace("\r\n", "\n").replace("\n", "  \n")
+
+
+def text(value: object) -> None:
+    """Show untrusted text as plain, escaped Markdown."""
+    st.markdown(escape(value))
+
+
+def highlighted(segments: Iterable[Segment]) -> str:
+    """Markdown for a body whose cited span(s) are highlighted (segments come from services)."""
+    parts: list[str] = []
+    line_start = True
+    for segment in segments:
+        starts_line, line_start = line_start, segment.text.endswith("\n")
+        if not segment.highlight:
+            parts.append(escape(segment.text, line_start=starts_line))
+            continue
+        # A directive cannot span lines: highlight each line of the span on its own.
+        lines = segment.text.replace("\r\n", "\n").split("\n")
+        parts.append(
+            "  \n".join(f":orange-background[{escape(line)}]" if line else "" for line in lines)
+        )
+    return "".join(parts)
+
+
+def badge(status: str, *, label: str | None = None) -> None:
+    st.badge(label or status, color=STATUS_COLORS.get(status, "blue"))  # type: ignore[arg-type]
+
+
+def badge_md(status: str) -> str:
+    """A status badge inside Markdown (status values are our own enum strings)."""
+    color = STATUS_COLORS.get(status, "blue")
+    return f":{color}-badge[{escape(status)}]"
+
+
+def show_error(exc: MemdeskError) -> None:
+    """A named domain error as one `st.error` line (never a traceback)."""
+    if isinstance(exc, StaleRevision):
+        st.error(f"資料已被他人更新 Changed meanwhile — {escape(exc)}")
+    elif isinstance(exc, NotFound):
+        st.error(f"找不到 Not found: {escape(exc.kind)} {escape(exc.key)}")
+    elif isinstance(exc, NotAuthorized):
+        st.error(f"無權限 Not allowed: {escape(exc)}")
+    else:
+        st.error(escape(exc))
+
+
+@contextmanager
+def domain_errors() -> Iterator[None]:
+    try:
+        yield
+    except MemdeskError as exc:
+        show_error(exc)
+
+
+def or_stop(call: Callable[[], T]) -> T:
+    """The result of a service call, or the page stops with the domain error shown."""
+    try:
+        return call()
+    except MemdeskError as exc:
+        show_error(exc)
+        st.stop()
+        raise  # st.stop() raises; this line only satisfies type checkers
+
+
+def toast_next(message: str) -> None:
+    """Toast after the rerun that follows a decision (a toast before st.rerun is lost)."""
+    remember(Keys.TOAST, message)
+
+
+def flush_toast() -> None:
+    message = st.session_state.pop(Keys.TOAST, None)
+    if isinstance(message, str):
+        st.toast(message, icon=":material/check_circle:")
+
+
+def run_progress(events: list[RunEventView]) -> list[str]:
+    return [escape(step.text) for step in run_steps(events)]
+
+
+def resume_with_progress(
+    principal: Principal,
+    task_id: str,
+    supplement: str | None,
+    *,
+    write: Callable[[str], object],
+    poll_seconds: float = 0.3,
+) -> ResumeResult:
+    """`services.resumer.resume` (the call `memdesk resume` makes), with its run's steps
+    written as they are recorded. The resume runs on a worker thread; this thread only reads."""
+    services = _session.services()
+    before = services.runs.search(principal, task_id=task_id, limit=1)
+    previous = before[0].run_id if before else None
+    shown = 0
+    run_id: str | None = None
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdesk-resume") as pool:
+        future = pool.submit(services.resumer.resume, principal, task_id, supplement=supplement)
+        while True:
+            finished = future.done()  # read once more after it finished: the last steps
+            if run_id is None:
+                latest = services.runs.search(principal, task_id=task_id, limit=1)
+                if latest and latest[0].run_id != previous:
+                    run_id = latest[0].run_id
+            if run_id is not None:
+                lines = run_progress(services.runs.events(principal, run_id))
+                for line in lines[shown:]:
+                    write(line)
+                shown = len(lines)
+            if finished:
+                return future.result()
+            time.sleep(poll_seconds)
+
+
+def open_evidence(evidence_id: str, run_id: str | None) -> None:
+    remember(Keys.EVIDENCE_ID, evidence_id)
+    remember(Keys.EVIDENCE_RUN, run_id)
+    st.switch_page("app_pages/evidence.py")
+
+
+def _short(text: str, limit: int = 160) -> str:
+    """A quote's opening for a list; the evidence page shows it whole, at its offsets."""
+    return text if len(text) <= limit else text[:limit].rstrip() + "…"
+
+
+def draft_claims(draft: Draft, *, key_prefix: str) -> None:
+    """Each claim of a draft with its citations (document, version, offsets, quote)."""
+    for number, claim in enumerate(draft.claims, start=1):
+        with st.container(border=True, key=f"{key_prefix}.claim.{number}"):
+            st.markdown(f"**{number}.** {escape(claim.text)}")
+            if not claim.citations:
+                st.markdown(":red-badge[無引用 no citation]")
+            for index, citation in enumerate(claim.citations):
+                label = f"{citation.ref} [{citation.start}–{citation.end}]"
+                history = " :violet-badge[歷史 history — 僅供比較]" if citation.is_history else ""
+                quote = f" 「{escape(_short(citation.quote))}」" if citation.quote else ""
+                left, right = st.columns([5, 1], vertical_alignment="center")
+                left.markdown(f":material/format_quote: **{escape(label)}**{history}{quote}")
+                if right.button(
+                    "原文 Source",
+                    key=f"{key_prefix}.cite.{number}.{index}",
+                    help=escape(citation.title or citation.document_id),
+                ):
+                    open_evidence(citation.evidence_id, draft.run_id or None)
+
+
+def seen_revision(approval_id: int, current: int) -> int:
+    """The task revision this person looked at when the item was first shown to them."""
+    key = Keys.seen(approval_id)
+    if not isinstance(st.session_state.get(key), int):
+        remember(key, current)
+    return int(st.session_state[key])
+
+
+def approval_card(card: ApprovalCard, *, key_prefix: str) -> None:
+    """One pending approval item: what is to be decided, and approve / reject buttons."""
+    item = card.approval
+    seen = seen_revision(item.id, card.task_revision)
+    with st.container(border=True, key=f"{key_prefix}.item.{item.id}"):
+        st.markdown(
+            f"**{escape(item.task_id)}** · {escape(item.item_key)} · 決策版本 decision "
+            f"v{item.decision_version} · {badge_md(card.task_status)} · 任務版次 revision {seen}"
+        )
+        if card.task_revision != seen:
+            st.warning(
+                f"任務已更新 The task moved from revision {seen} to {card.task_revision} "
+                "since you opened it. 請先查看變更 Review the changes before deciding."
+            )
+            who = _session.principal()
+            if who is not None:
+                diff = _session.services().desk.changes_since(who, item.task_id, seen)
+                changes(diff, key=f"{key_prefix}.changes.{item.id}")
+            if st.button("已閱讀變更 I have read the changes", key=f"{key_prefix}.seen.{item.id}"):
+                remember(Keys.seen(item.id), card.task_revision)
+                st.rerun()
+        if card.stale_citations:
+            cited = ", ".join(
+                f"{c.document_id}@{c.version} ({c.state}"
+                + (f", current v{c.current_version})" if c.current_version else ")")
+                for c in card.stale_citations
+            )
+            st.warning(
+                f"草稿引用的版本已非現行 This draft cites text that is no longer current: "
+                f"{escape(cited)}. 建議重新分析 Re-run the analysis before deciding."
+            )
+        if card.draft is not None:
+            draft_claims(card.draft, key_prefix=f"{key_prefix}.{item.id}")
+        elif item.kind == "engineering":
+            st.markdown(f"{escape(item.payload.get('text', ''))}")
+            citation = item.payload.get("citation") or {}
+            if citation.get("document_id"):
+                label = f"{citation['document_id']}@{citation.get('version')}"
+                st.markdown(
+                    f":material/format_quote: **{escape(label)}** "
+                    f"「{escape(citation.get('quote', ''))}」"
+                )
+                if st.button("原文 Source", key=f"{key_prefix}.{item.id}.source"):
+                    open_evidence(str(citation["evidence_id"]), item.run_id)
+        approve, reject, _ = st.columns([1, 1, 4])
+        if approve.button("核准 Approve", key=f"{key_prefix}.approve.{item.id}", type="primary"):
+            remember(Keys.DECIDING, [item.id, True, seen])
+        if reject.button("退回 Reject", key=f"{key_prefix}.reject.{item.id}"):
+            remember(Keys.DECIDING, [item.id, False, seen])
+
+
+def decision_dialog() -> None:
+    """Open the confirm dialog for the item being decided, if any. The choice lives in session
+    state (ids only) so the dialog survives its own reruns until confirmed, cancelled or closed."""
+    deciding = st.session_state.get(Keys.DECIDING)
+    if isinstance(deciding, list) and len(deciding) == 3:
+        approval_id, approve, seen = deciding
+        confirm_decision(int(approval_id), bool(approve), int(seen))
+
+
+def _stop_deciding() -> None:
+    st.session_state.pop(Keys.DECIDING, None)
+    st.session_state.pop("decision.comment", None)
+
+
+@st.dialog("確認決定 Confirm decision", on_dismiss=_stop_deciding)
+def confirm_decision(approval_id: int, approve: bool, seen: int) -> None:
+    who = _session.principal()
+    if who is None:
+        st.error("請先登入。Please log in.")
+        return
+    verb = "核准 approve" if approve else "退回 reject"
+    st.markdown(f"您將 **{verb}** 項目 \\#{approval_id}（任務版次 revision {seen}）。")
+    comment = st.text_area(
+        "意見 Comment" + ("" if approve else "（退回必填 required to reject）"),
+        key="decision.comment",
+    )
+    confirm, cancel = st.columns(2)
+    if cancel.button("取消 Cancel", key="decision.cancel"):
+        _stop_deciding()
+        st.rerun()
+    if not confirm.button("確認 Confirm", key="decision.confirm", type="primary"):
+        return
+    if not approve and not comment.strip():
+        st.error("退回需要意見。A comment is required to reject.")
+        return
+    desk = _session.services().desk
+    try:
+        outcome = desk.decide(
+            who, approval_id, approve=approve, comment=comment, seen_revision=seen
+        )
+    except (StaleRevision, InvalidInput) as exc:
+        st.error(f"無法決定 Could not decide — {escape(exc)}")
+        task_id = desk_task_id(approval_id)
+        if task_id is not None:
+            changes(desk.changes_since(who, task_id, seen))
+        st.caption("重新載入以查看最新內容。Reload to see the current draft.")
+        if st.button("重新載入 Reload", key="decision.reload"):
+            remember(Keys.seen(approval_id), None)
+            _stop_deciding()
+            st.rerun()
+        return
+    except MemdeskError as exc:
+        show_error(exc)
+        return
+    remember(Keys.seen(approval_id), None)
+    _stop_deciding()
+    toast_next(
+        f"已{'核准' if approve else '退回'} {outcome.approval.task_id} "
+        f"{outcome.approval.item_key} → {outcome.state.status.value}"
+    )
+    st.rerun()
+
+
+def desk_task_id(approval_id: int) -> str | None:
+    who = _session.principal()
+    if who is None:
+        return None
+    try:
+        return _session.services().approvals.get(who, approval_id).task_id
+    except MemdeskError:
+        return None
+
+
+def changes(diff: ChangesSince, *, key: str = "stale.changes") -> None:
+    """What changed on a task since the revision a person saw (instead of a traceback)."""
+    with st.container(border=True, key=key):
+        st.markdown(
+            f"**{escape(diff.task_id)}**: 版次 revision {diff.seen_revision} → "
+            f"{diff.current_revision}"
+        )
+        for change in diff.changes:
+            st.markdown(
+                f"- {escape(change.field)}: {escape(change.before)} → {escape(change.after)}"
+            )
+        for write in diff.writes:
+            st.markdown(f"- {escape(write)}")

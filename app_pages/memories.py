@@ -1,0 +1,282 @@
+"""Memory Bank: memories of one exact scope, their revisions, rollback, delete, generate, topics."""
+
+from __future__ import annotations
+
+import streamlit as st
+from pydantic import ValidationError
+
+from app_pages import _session, _ui
+from app_pages._session import Keys
+from services.memory.types import ConversationEvent, Memory, MemoryPolicy, parse_scope
+from services.publishing.candidates import Proposal
+
+principal = _session.require_page("memories")
+services = _session.services()
+bank = services.memories
+is_admin = principal.has_role("admin")
+
+st.title("記憶庫 Memory Bank")
+st.caption(
+    "記憶是 AI 的推論（inference），不是可引用的證據；需經知識負責人審核才會成為知識。"
+    "Memories are inferences, never citable evidence, until a knowledge owner promotes them."
+)
+
+known = [s.scope for s in _ui.or_stop(lambda: bank.scopes(principal))]
+known_text = ["&".join(f"{k}={v}" for k, v in sorted(s.items())) for s in known]
+scope_text = st.text_input(
+    "範圍 Scope — key=value，以 & 結合 (customer_id, task_id, user_id)",
+    value=st.session_state.get(Keys.MEMORY_SCOPE) or (known_text[0] if known_text else ""),
+    key="memories.scope",
+).strip()
+if known_text:
+    st.caption("已有記憶的範圍 Scopes with memories: " + _ui.escape(" · ".join(known_text)))
+if not scope_text:
+    st.info("輸入範圍以查看或產生記憶。Enter a scope to see or generate memories.")
+    st.stop()
+scope = _ui.or_stop(lambda: parse_scope(scope_text.split("&")))
+_session.remember(Keys.MEMORY_SCOPE, scope_text)
+
+tabs = ["記憶 Memories", "產生 Generate"] + (["主題與保存 Topics & TTL"] if is_admin else [])
+browse, generate, *admin_tab = st.tabs(tabs)
+
+
+TTL_FIELDS = {
+    "default_ttl_seconds": "預設 TTL Default",
+    "create_ttl_seconds": "建立 Create",
+    "generate_created_ttl_seconds": "產生並建立 Generate-created",
+    "generate_updated_ttl_seconds": "產生並更新 Generate-updated",
+    "revision_ttl_seconds": "修訂 Revision",
+}
+
+
+def ttl_days(label: str, seconds: int | None, *, key: str) -> int | None:
+    """A TTL edited in days (fractions allowed, so a TTL set in seconds survives a save)."""
+    days = st.number_input(
+        f"{label} TTL (days)",
+        min_value=0.0,
+        value=(seconds or 0) / 86400,
+        step=1.0,
+        format="%.4f",
+        key=key,
+    )
+    return round(days * 86400) or None
+
+
+def line(memory: Memory) -> str:
+    expiry = memory.expire_at.strftime("%Y-%m-%d %H:%M") if memory.expire_at else "∞"
+    hold = " :red-badge[法律保全 legal hold]" if memory.legal_hold else ""
+    state = "" if memory.state == "active" else " :gray-badge[已刪除 deleted]"
+    return (
+        f"**{_ui.escape(memory.fact)}** · `{_ui.escape(memory.topic)}` · r{memory.revision} "
+        f"· 到期 expires {expiry}{hold}{state}"
+    )
+
+
+with browse:
+    query = st.text_input("相似搜尋 Similarity search", key="memories.query").strip()
+    show_deleted = st.toggle("包含已刪除 Include deleted", key="memories.deleted")
+    with _ui.domain_errors():
+        if query:
+            hits = bank.search(principal, scope=scope, query=query, k=10)
+            memories = [h.memory for h in hits]
+            st.caption("分數只用於排序，不是信心值。Scores rank; they are not confidence.")
+        else:
+            memories = bank.list_memories(principal, scope=scope, include_deleted=show_deleted)
+        if not memories:
+            st.info("此範圍沒有記憶。No memories in this exact scope.")
+        for memory in memories:
+            st.markdown(line(memory))
+        # Plain string options: AppTest pickles format functions, and labels need none.
+        labels = {f"{m.fact[:60]} ({m.memory_id})": m.memory_id for m in memories}
+        ids = list(labels.values())
+        if ids:
+            opened = st.session_state.get(Keys.MEMORY_ID)
+            label = st.selectbox(
+                "查看 Open",
+                list(labels),
+                index=ids.index(opened) if opened in ids else 0,
+                key="memories.open",
+            )
+            chosen = labels[label]
+            _session.remember(Keys.MEMORY_ID, chosen)
+            current = bank.get(principal, chosen)
+            with st.container(border=True, key="memories.detail"):
+                st.markdown(line(current))
+                st.markdown(f"`{_ui.escape(current.memory_id)}` · {_ui.escape(current.kind)}")
+                history = bank.revisions(principal, chosen)
+                for revision in history:
+                    source = revision.source
+                    origin = " ".join(
+                        _ui.escape(part)
+                        for part in (source.kind, source.event_id, source.author)
+                        if part
+                    )
+                    st.markdown(
+                        f"r{revision.revision} · {_ui.escape(revision.action)} · "
+                        f"{revision.at:%Y-%m-%d %H:%M} · {_ui.escape(revision.actor)}: "
+                        f"{_ui.escape(revision.fact)} ← {origin}"
+                    )
+                    if source.excerpt or source.note:
+                        st.caption(_ui.escape(source.excerpt or source.note or ""))
+                older = [r.revision for r in history if r.revision != current.revision]
+                if older:
+                    target = st.selectbox("回復到 Roll back to", older, key="memories.rollback_to")
+                    if st.button("回復 Roll back", key="memories.rollback"):
+                        bank.rollback(principal, chosen, revision=int(target))
+                        _ui.toast_next(f"已回復到 r{target} Rolled back")
+                        st.rerun()
+                if current.state == "active":
+                    reason = st.text_input("刪除原因 Reason to delete", key="memories.reason")
+                    if st.button("刪除 Delete", key="memories.delete"):
+                        bank.delete(principal, chosen, reason=reason)
+                        _ui.toast_next("已刪除 Deleted")
+                        st.rerun()
+                if current.state == "active":
+                    with st.form("memories.propose"):
+                        st.markdown("提議為候選知識 Propose as candidate knowledge")
+                        document_id = st.text_input(
+                            "目標文件 Target document id", key="memories.propose_document"
+                        )
+                        body = st.text_area(
+                            "提議內容 Proposed text",
+                            value=current.fact,
+                            key="memories.propose_body",
+                        )
+                        if st.form_submit_button("提議 Propose"):
+                            proposed = services.candidates.propose(
+                                principal,
+                                Proposal(
+                                    document_id=document_id.strip(),
+                                    body=body,
+                                    origin="memory",
+                                    memory_ids=[chosen],
+                                ),
+                            )
+                            st.success(
+                                f"候選 {_ui.escape(proposed.candidate_id)} 待知識負責人審核 "
+                                "waits for a knowledge owner"
+                            )
+                if is_admin:
+                    hold_reason = st.text_input("保全原因 Hold reason", key="memories.hold_reason")
+                    label = "解除保全 Lift hold" if current.legal_hold else "法律保全 Legal hold"
+                    if st.button(label, key="memories.hold"):
+                        bank.set_legal_hold(
+                            principal, chosen, hold=not current.legal_hold, reason=hold_reason
+                        )
+                        st.rerun()
+
+with generate:
+    message = st.text_area("對話內容 Message (mail, chat, supplement)", key="memories.message")
+    kind_col, author_col, person_col = st.columns(3)
+    kind = kind_col.selectbox("類型 Kind", ["mail", "chat", "supplement"], key="memories.kind")
+    author = author_col.selectbox(
+        "說話者 Author", ["customer", "sales", "engineer", "user"], key="memories.author"
+    )
+    third = person_col.toggle("第三人稱 Third person", key="memories.third")
+    preview_col, save_col = st.columns(2)
+    preview = preview_col.button("預覽 Preview", key="memories.preview")
+    save = save_col.button("儲存 Save", key="memories.save", type="primary")
+    if (preview or save) and message.strip():
+        with _ui.domain_errors():
+            try:
+                event = ConversationEvent(kind=kind, author=author, text=message)
+            except ValidationError as exc:
+                st.error(_ui.escape(f"訊息無效 Invalid message: {exc.errors()[0]['msg']}"))
+                st.stop()
+            result = bank.generate(
+                principal, scope=scope, events=[event], dry_run=not save, third_person=third
+            )
+            st.markdown(
+                f"{'預覽 Preview' if result.dry_run else '已儲存 Saved'} · "
+                f"{_ui.escape(result.extractor)}"
+            )
+            if not result.changes:
+                st.info("沒有值得記住的內容。Nothing worth remembering.")
+            for change in result.changes:
+                was = (
+                    f" (原 was: {_ui.escape(change.previous_fact)})" if change.previous_fact else ""
+                )
+                st.markdown(
+                    f"{_ui.badge_md(change.action)} `{_ui.escape(change.topic)}` "
+                    f"{_ui.escape(change.fact)}{was}"
+                )
+    elif preview or save:
+        st.warning("請貼上訊息。Paste a message first.")
+
+if admin_tab:
+    with admin_tab[0], _ui.domain_errors():
+        for topic in bank.config.topics(principal):
+            kind_label = "managed" if topic.managed else "custom"
+            on = st.toggle(
+                f"{topic.label} ({kind_label})",
+                value=topic.enabled,
+                key=f"memories.topic.{topic.label}",
+                help=topic.description,
+            )
+            if on != topic.enabled:
+                bank.config.set_topic(
+                    principal,
+                    label=topic.label,
+                    description=None if topic.managed else topic.description,
+                    keywords=None if topic.managed else list(topic.keywords),
+                    enabled=on,
+                )
+                st.rerun()
+        with st.form("memories.new_topic"):
+            label = st.text_input("自訂主題 Custom topic label", key="memories.topic_label")
+            description = st.text_area("說明 Description", key="memories.topic_description")
+            keywords = st.text_input("關鍵字 Keywords (comma)", key="memories.topic_keywords")
+            if st.form_submit_button("新增主題 Add topic"):
+                bank.config.set_topic(
+                    principal,
+                    label=label.strip(),
+                    description=description,
+                    keywords=[k for k in keywords.split(",") if k.strip()],
+                )
+                st.rerun()
+        policy = bank.config.policy(principal)
+        with st.form("memories.policy"):
+            st.markdown("保存政策 Retention and consolidation policy (days; 0 = none)")
+            ttl = {
+                name: ttl_days(label, getattr(policy, name), key=f"memories.{name}")
+                for name, label in TTL_FIELDS.items()
+            }
+            granular = st.toggle(
+                "依操作設定 TTL Granular TTL (create / generate-created / generate-updated)",
+                value=policy.granular,
+                key="memories.granular",
+            )
+            per_candidate = st.number_input(
+                "合併時比較的修訂數 revisions_per_candidate_count",
+                min_value=1,
+                max_value=50,
+                value=policy.revisions_per_candidate_count,
+                key="memories.per_candidate",
+            )
+            threshold = st.slider(
+                "相似門檻 Similarity threshold",
+                min_value=0.05,
+                max_value=1.0,
+                value=float(policy.similarity_threshold),
+                key="memories.threshold",
+            )
+            third_default = st.toggle(
+                "預設第三人稱 Third person by default",
+                value=policy.third_person,
+                key="memories.third_default",
+            )
+            if st.form_submit_button("儲存政策 Save policy"):
+                bank.config.set_policy(
+                    principal,
+                    MemoryPolicy(
+                        **ttl,
+                        granular=granular,
+                        revisions_per_candidate_count=int(per_candidate),
+                        similarity_threshold=float(threshold),
+                        third_person=third_default,
+                    ),
+                )
+                _ui.toast_next("政策已儲存 Policy saved")
+                st.rerun()
+
+_ui.flush_toast()

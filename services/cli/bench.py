@@ -1,0 +1,108 @@
+"""CLI for whole-system benchmarks: `bench load` (scale-out vs embedded) and `bench soak`."""
+
+from __future__ import annotations
+
+import os
+from typing import Annotated, Any
+
+import typer
+
+from services.cli.main import JsonFlag, emit, run_command
+from services.settings import Settings
+
+
+def register(bench_app: typer.Typer) -> None:
+    bench_app.command("load")(bench_load)
+    bench_app.command("soak")(bench_soak)
+
+
+def bench_load(
+    tasks: Annotated[int, typer.Option("--tasks", help="Tasks resumed at once.")] = 2000,
+    tenants: Annotated[int, typer.Option("--tenants")] = 20,
+    workers: Annotated[int, typer.Option("--workers", help="`memdesk worker` processes.")] = 4,
+    embedded: Annotated[
+        bool, typer.Option("--embedded/--no-embedded", help="Also run the embedded default.")
+    ] = True,
+    pg_admin_url: Annotated[
+        str,
+        typer.Option(
+            "--pg-admin-url",
+            help="PostgreSQL server where a throwaway database is created and dropped.",
+        ),
+    ] = os.environ.get(
+        "MEMDESK_BENCH_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+    ),
+    as_json: JsonFlag = False,
+) -> None:
+    """Resume TASKS tasks of TENANTS tenants concurrently: PostgreSQL + a loopback Chroma server
+    + WORKERS worker processes, then the embedded default; check every invariant."""
+    from services import bench_load
+
+    result = run_command(
+        lambda: bench_load.load(
+            Settings(),
+            tasks=tasks,
+            tenants=tenants,
+            workers=workers,
+            embedded=embedded,
+            pg_admin_url=pg_admin_url,
+        )
+    )
+    emit(result, as_json=as_json, text=lambda: _load_text(result))
+
+
+def _load_text(result: dict[str, Any]) -> str:
+    lines = []
+    for mode in (result, result.get("embedded")):
+        if not mode:
+            continue
+        lines.append(
+            f"{mode['mode']}: {mode['runs_terminal']}/{mode['runs_total']} runs settled, "
+            f"{mode['throughput_runs_per_s']} runs/s, p50 {mode['run_latency_ms_p50']} ms, "
+            f"p95 {mode['run_latency_ms_p95']} ms; lost updates {mode['lost_updates']}, "
+            f"duplicate approvals {mode['duplicate_approvals']}, forbidden evidence "
+            f"{mode['forbidden_evidence']}"
+        )
+    return "\n".join(lines)
+
+
+def bench_soak(
+    minutes: Annotated[float, typer.Option("--minutes", help="How long to mix operations.")] = 5.0,
+    seed: Annotated[int, typer.Option("--seed")] = 7,
+    scale_out: Annotated[
+        bool,
+        typer.Option("--scale-out", help="PostgreSQL + a loopback Chroma server, not embedded."),
+    ] = False,
+    pg_admin_url: Annotated[str, typer.Option("--pg-admin-url")] = os.environ.get(
+        "MEMDESK_BENCH_PG_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"
+    ),
+    as_json: JsonFlag = False,
+) -> None:
+    """Mix imports, publications, revocations, runs and approvals for MINUTES on a throwaway
+    store, then check every invariant (exit 1 if one is broken)."""
+    from services import bench_soak
+
+    result = run_command(
+        lambda: bench_soak.soak(
+            Settings(),
+            minutes=minutes,
+            seed=seed,
+            scale_out=scale_out,
+            pg_admin_url=pg_admin_url,
+        )
+    )
+    emit(result, as_json=as_json, text=lambda: _soak_text(result))
+    if not result["invariants_ok"]:
+        raise typer.Exit(1)
+
+
+def _soak_text(result: dict[str, Any]) -> str:
+    lines = [
+        f"soak {result['elapsed_s']} s: {result['operations_total']} operations "
+        + ", ".join(f"{k} {v}" for k, v in result["operations"].items())
+    ]
+    for name, check in result["checks"].items():
+        verdict = "ok" if not check["violations"] else f"{check['violations']} VIOLATION(S)"
+        lines.append(f"  {name}: {verdict} ({check['checked']} checked)")
+        lines += [f"    - {example}" for example in check["examples"]]
+    return "\n".join(lines)

@@ -1,0 +1,1 @@
+"""Memory Bank: memories extracted from conversations, scoped, consolidated, revised, expiring."""

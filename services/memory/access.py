@@ -1,0 +1,79 @@
+"""Who may see which scope, and how rows become DTOs (no ORM object leaves the service)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from services.clock import as_utc
+from services.db.models_memory import MemoryRevisionRow, MemoryRow
+from services.errors import NotAuthorized
+from services.memory.types import Memory, MemoryRevision, SourceRef
+from services.principals import Principal
+from services.retrieval.embedders import Vectors
+
+WRITER_ROLES = ("sales", "engineer", "knowledge_owner", "admin")
+# Reviewing candidate knowledge and administering retention span every scope of the tenant.
+ALL_SCOPES_ROLES = ("knowledge_owner", "admin")
+
+
+def can_read_scope(principal: Principal, scope: dict[str, str]) -> bool:
+    """Inside the principal's tenant: a customer's memories need that customer's grant, a
+    user's memories belong to that user; knowledge owners and admins see every scope."""
+    if principal.has_role(*ALL_SCOPES_ROLES):
+        return True
+    customer = scope.get("customer_id")
+    if customer is not None and f"customer:{customer}" not in principal.grants:
+        return False
+    user = scope.get("user_id")
+    return user is None or user == principal.user_id
+
+
+def require_writer(principal: Principal) -> None:
+    if not principal.has_role(*WRITER_ROLES):
+        raise NotAuthorized("this role may not change memories")
+
+
+def to_memory(row: MemoryRow) -> Memory:
+    return Memory(
+        memory_id=row.memory_id,
+        scope=dict(row.scope),
+        topic=row.topic,
+        kind=row.kind,
+        fact=row.fact,
+        state=row.state,
+        revision=row.revision,
+        created_by=row.created_by,
+        created_at=as_utc(row.created_at),
+        updated_at=as_utc(row.updated_at),
+        expire_at=as_utc(row.expire_at) if row.expire_at else None,
+        legal_hold=row.legal_hold,
+        legal_hold_reason=row.legal_hold_reason,
+    )
+
+
+def to_revision(row: MemoryRevisionRow) -> MemoryRevision:
+    return MemoryRevision(
+        memory_id=row.memory_id,
+        revision=row.revision,
+        action=row.action,
+        operation=row.operation,
+        topic=row.topic,
+        kind=row.kind,
+        fact=row.fact,
+        source=SourceRef.model_validate(row.source),
+        actor=row.actor,
+        at=as_utc(row.at),
+        memory_expire_at=as_utc(row.memory_expire_at) if row.memory_expire_at else None,
+        expire_at=as_utc(row.expire_at) if row.expire_at else None,
+    )
+
+
+def pack(vector: Vectors) -> bytes:
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def unpack(blob: bytes | None, dimension: int) -> Vectors | None:
+    if blob is None:
+        return None
+    vector = np.frombuffer(blob, dtype=np.float32)
+    return vector if vector.shape[0] == dimension else None

@@ -1,0 +1,538 @@
+"""The Memory Bank service: generate, consolidate, retrieve, revise, roll back and delete memories.
+
+Every function takes the acting principal; the tenant is always the principal's and retrieval
+needs an exact scope match. Memories are `inference`: they inform people and agents, they are
+never evidence a claim may cite.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Protocol
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from services.clock import Clock, IdGenerator
+from services.db.engine import Database
+from services.db.models_memory import MemoryRevisionRow, MemoryRow
+from services.errors import InvalidInput, LegalHold, MemdeskError, NotAuthorized, NotFound
+from services.memory import consolidate, retention
+from services.memory.access import (
+    can_read_scope,
+    require_writer,
+    to_memory,
+    to_revision,
+    unpack,
+)
+from services.memory.config import MemoryConfig, load_examples, load_policy, load_topics
+from services.memory.topics import BUILTIN_EXAMPLES
+from services.memory.ttl import is_expired
+from services.memory.types import (
+    ConversationEvent,
+    ExtractedFact,
+    Extraction,
+    FewShotExample,
+    GenerateResult,
+    Memory,
+    MemoryChange,
+    MemoryPolicy,
+    MemoryPurgeReport,
+    MemoryRevision,
+    ScoredMemory,
+    SourceRef,
+    Topic,
+    canonical_scope,
+)
+from services.memory.writes import MemoryWriter, lock_scope, utc
+from services.principals import Principal
+from services.retrieval.embedders import Embedder, Vectors
+
+MAX_EVENTS = 200  # one conversation; a mailbox is imported in several generations
+MAX_K = 100
+
+
+class Extractor(Protocol):
+    """Turns conversation events into candidate memories for the enabled topics."""
+
+    name: str
+
+    def extract(
+        self,
+        events: Sequence[ConversationEvent],
+        *,
+        topics: Sequence[Topic],
+        examples: Sequence[FewShotExample] = (),
+        third_person: bool = False,
+    ) -> Extraction: ...
+
+
+class ScopeSummary(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    scope: dict[str, str]
+    memories: int
+
+
+class MemoryBank:
+    def __init__(
+        self,
+        *,
+        db: Database,
+        clock: Clock,
+        ids: IdGenerator,
+        embedder: Embedder,
+        extractor: Extractor,
+        config: MemoryConfig,
+        defaults: MemoryPolicy,
+    ) -> None:
+        self._db = db
+        self._clock = clock
+        self._ids = ids
+        self._embedder = embedder
+        self._writer = MemoryWriter(clock=clock, ids=ids, embedder=embedder)
+        self._extractor = extractor
+        self.config = config
+        self._defaults = defaults
+
+    @property
+    def extractor_name(self) -> str:
+        return self._extractor.name
+
+    # ---- generation -----------------------------------------------------------------------
+    def generate(
+        self,
+        principal: Principal,
+        *,
+        scope: dict[str, str],
+        events: Sequence[ConversationEvent],
+        dry_run: bool = False,
+        third_person: bool | None = None,
+    ) -> GenerateResult:
+        """Extract memories from the events and consolidate them into the scope.
+
+        With `dry_run` nothing is written: the result previews what would change.
+        """
+        require_writer(principal)
+        scope_key = self._scope_key(principal, scope)
+        if not events:
+            raise InvalidInput("generate needs at least one conversation event")
+        if len(events) > MAX_EVENTS:
+            raise InvalidInput(f"at most {MAX_EVENTS} events per generation, got {len(events)}")
+        with self._db.read() as session:
+            topics = load_topics(session, principal.tenant_id)
+            examples = [*BUILTIN_EXAMPLES, *load_examples(session, principal.tenant_id)]
+            policy = load_policy(session, principal.tenant_id, self._defaults)
+        enabled = {t.label for t in topics if t.enabled}
+        generation_id = self._ids.new("gen")
+        try:
+            extraction = self._extractor.extract(
+                events,
+                topics=[t for t in topics if t.enabled],
+                examples=examples,
+                third_person=policy.third_person if third_person is None else third_person,
+            )
+        except MemdeskError as exc:
+            # A model call that produced nothing usable is still a model call: on the record.
+            usage = getattr(exc, "usage", None)
+            with self._db.write() as session:
+                self._writer.audit(
+                    session,
+                    principal,
+                    "memory.generation_failed",
+                    generation_id,
+                    detail={
+                        "scope": scope_key,
+                        "extractor": self._extractor.name,
+                        "reason": getattr(exc, "reason", type(exc).__name__),
+                        "model_calls": getattr(usage, "model_calls", 0),
+                    },
+                )
+            raise
+        dropped = [
+            MemoryChange(action="dropped", topic=f.topic, fact=f.fact, reason="no enabled topic")
+            for f in (*extraction.facts, *extraction.forget)
+            if f.topic not in enabled
+        ]
+        kept = Extraction(
+            facts=tuple(f for f in extraction.facts if f.topic in enabled),
+            forget=tuple(f for f in extraction.forget if f.topic in enabled),
+            extractor=extraction.extractor,
+        )
+        with self._db.write() as session:
+            lock_scope(session, principal.tenant_id, scope_key)
+            now = self._clock.now()
+            rows = self._scope_rows(session, principal.tenant_id, scope_key, now)
+            plan = consolidate.plan(
+                kept,
+                self._candidates(session, rows, policy.revisions_per_candidate_count),
+                embed=self._embedder.embed,
+                threshold=policy.similarity_threshold,
+            )
+            changes = self._writer.apply(
+                session,
+                principal,
+                plan,
+                rows={row.memory_id: row for row in rows},
+                scope=scope,
+                scope_key=scope_key,
+                events=events,
+                policy=policy,
+                generation_id=generation_id,
+                dry_run=dry_run,
+            )
+            self._writer.audit(
+                session,
+                principal,
+                "memory.previewed" if dry_run else "memory.generated",
+                generation_id,
+                detail={
+                    "scope": scope_key,
+                    "extractor": extraction.extractor,
+                    "events": len(events),
+                    "changes": [c.action for c in changes],
+                    "model_calls": extraction.model_calls,
+                    "tokens": extraction.tokens,
+                },
+            )
+        return GenerateResult(
+            generation_id=generation_id,
+            scope=dict(scope),
+            dry_run=dry_run,
+            extractor=extraction.extractor,
+            changes=(*changes, *dropped),
+            model_calls=extraction.model_calls,
+            tokens=extraction.tokens,
+        )
+
+    def create(
+        self,
+        principal: Principal,
+        *,
+        scope: dict[str, str],
+        topic: str,
+        fact: str,
+        kind: str = "fact",
+        ttl_seconds: int | None = None,
+    ) -> Memory:
+        """A memory written directly by a person (Memory Bank's CreateMemory): no consolidation."""
+        require_writer(principal)
+        scope_key = self._scope_key(principal, scope)
+        if not fact.strip():
+            raise InvalidInput("a memory needs a fact")
+        if ttl_seconds is not None and ttl_seconds < 1:
+            raise InvalidInput("ttl_seconds must be at least 1")
+        with self._db.write() as session:
+            topics = {t.label for t in load_topics(session, principal.tenant_id) if t.enabled}
+            if topic not in topics:
+                raise InvalidInput(f"topic {topic!r} is not enabled for this tenant")
+            policy = load_policy(session, principal.tenant_id, self._defaults)
+            row = self._writer.new_row(
+                session,
+                principal,
+                scope=scope,
+                scope_key=scope_key,
+                fact=ExtractedFact(topic=topic, kind=kind, fact=fact),
+                operation="create",
+                source=SourceRef(kind="manual", author=principal.user_id),
+                policy=policy,
+                explicit_ttl=ttl_seconds,
+            )
+            return to_memory(row)
+
+    # ---- reads ----------------------------------------------------------------------------
+    def get(self, principal: Principal, memory_id: str) -> Memory:
+        with self._db.read() as session:
+            return to_memory(self._row(session, principal, memory_id))
+
+    def quote(self, principal: Principal, memory_id: str) -> str:
+        """The memory's current fact, for a candidate that cites it (services.publishing).
+
+        The quote always comes from here, never from the proposer's input; a memory of another
+        tenant or scope the principal may not read is not found, a deleted one is refused.
+        """
+        memory = self.get(principal, memory_id)
+        if memory.state != "active":
+            raise InvalidInput(f"memory {memory_id} is deleted and cannot back a candidate")
+        return memory.fact
+
+    def list_memories(
+        self,
+        principal: Principal,
+        *,
+        scope: dict[str, str],
+        topic: str | None = None,
+        include_deleted: bool = False,
+    ) -> list[Memory]:
+        """The memories filed under exactly this scope (a superset or subset does not match)."""
+        scope_key = self._scope_key(principal, scope)
+        with self._db.read() as session:
+            rows = self._scope_rows(
+                session,
+                principal.tenant_id,
+                scope_key,
+                self._clock.now(),
+                include_deleted=include_deleted,
+            )
+            return [to_memory(r) for r in rows if topic is None or r.topic == topic]
+
+    def scopes(self, principal: Principal) -> list[ScopeSummary]:
+        """The scopes of the tenant that hold live memories this principal may read."""
+        now = self._clock.now()
+        with self._db.read() as session:
+            rows = session.execute(
+                select(MemoryRow.scope_key, MemoryRow.scope).where(
+                    MemoryRow.tenant_id == principal.tenant_id,
+                    MemoryRow.state == "active",
+                    or_(MemoryRow.expire_at.is_(None), MemoryRow.expire_at > now),
+                )
+            ).all()
+        counts: dict[str, tuple[dict[str, str], int]] = {}
+        for key, scope in rows:
+            if can_read_scope(principal, scope):
+                counts[key] = (scope, counts.get(key, (scope, 0))[1] + 1)
+        return [ScopeSummary(scope=s, memories=n) for _, (s, n) in sorted(counts.items())]
+
+    def search(
+        self, principal: Principal, *, scope: dict[str, str], query: str, k: int = 5
+    ) -> list[ScoredMemory]:
+        """Similarity search inside exactly one scope with the configured embedder."""
+        if not query.strip():
+            raise InvalidInput("search needs a query")
+        if not 1 <= k <= MAX_K:
+            raise InvalidInput(f"k must be between 1 and {MAX_K}")
+        scope_key = self._scope_key(principal, scope)
+        with self._db.read() as session:
+            rows = self._scope_rows(session, principal.tenant_id, scope_key, self._clock.now())
+            matrix = self._vectors(rows) if rows else None
+        hits: list[ScoredMemory] = []
+        if matrix is not None:
+            scores = matrix @ self._embedder.embed_query(query)
+            order = sorted(range(len(rows)), key=lambda i: (-float(scores[i]), rows[i].memory_id))
+            hits = [
+                ScoredMemory(memory=to_memory(rows[i]), score=round(float(scores[i]), 6))
+                for i in order[:k]
+            ]
+        with self._db.write() as session:  # a retrieval, like document retrieval, is audited
+            self._writer.audit(
+                session,
+                principal,
+                "memory.searched",
+                query[:300],
+                detail={
+                    "scope": scope_key,
+                    "k": k,
+                    "memory_ids": [h.memory.memory_id for h in hits],
+                },
+            )
+        return hits
+
+    def revisions(self, principal: Principal, memory_id: str) -> list[MemoryRevision]:
+        """The memory's immutable history, newest first (revisions past their TTL are gone)."""
+        now = self._clock.now()
+        with self._db.read() as session:
+            self._row(session, principal, memory_id)
+            rows = session.scalars(
+                select(MemoryRevisionRow)
+                .where(
+                    MemoryRevisionRow.memory_id == memory_id,
+                    or_(MemoryRevisionRow.expire_at.is_(None), MemoryRevisionRow.expire_at > now),
+                )
+                .order_by(MemoryRevisionRow.revision.desc())
+            )
+            return [to_revision(row) for row in rows]
+
+    # ---- changes by people ----------------------------------------------------------------
+    def rollback(self, principal: Principal, memory_id: str, *, revision: int) -> Memory:
+        """Make an earlier revision current again; the rollback itself is a new revision."""
+        require_writer(principal)
+        with self._db.write() as session:
+            row = self._row(session, principal, memory_id, for_update=True)
+            now = self._clock.now()
+            target = session.scalar(
+                select(MemoryRevisionRow).where(
+                    MemoryRevisionRow.memory_id == memory_id,
+                    MemoryRevisionRow.revision == revision,
+                    or_(MemoryRevisionRow.expire_at.is_(None), MemoryRevisionRow.expire_at > now),
+                )
+            )
+            if target is None:
+                raise NotFound("memory revision", f"{memory_id}@{revision}")
+            if revision == row.revision:
+                raise InvalidInput(f"{memory_id} is already at revision {revision}")
+            if target.action == "deleted" and row.legal_hold:
+                raise LegalHold(f"memory {memory_id} is under legal hold and cannot be deleted")
+            policy = load_policy(session, principal.tenant_id, self._defaults)
+            before = row.revision
+            row.fact, row.topic, row.kind = target.fact, target.topic, target.kind
+            row.state = "deleted" if target.action == "deleted" else "active"
+            self._writer.embed_row(row)
+            self._writer.revise(
+                session,
+                principal,
+                row,
+                action="rolled_back",
+                operation="rollback",
+                source=SourceRef(kind="rollback", note=f"to revision {revision}"),
+                policy=policy,
+                ttl="update",
+            )
+            self._writer.audit(
+                session,
+                principal,
+                "memory.rolled_back",
+                memory_id,
+                before=f"{memory_id}@r{before}",
+                after=f"{memory_id}@r{row.revision}",
+                detail={"to_revision": revision},
+            )
+            return to_memory(row)
+
+    def delete(self, principal: Principal, memory_id: str, *, reason: str) -> Memory:
+        """Mark a memory deleted (not retrievable); its revisions stay for review and rollback."""
+        require_writer(principal)
+        if not reason.strip():
+            raise InvalidInput("a reason is required to delete a memory")
+        with self._db.write() as session:
+            row = self._row(session, principal, memory_id, for_update=True)
+            if row.state == "deleted":
+                raise InvalidInput(f"memory {memory_id} is already deleted")
+            if row.legal_hold:
+                raise LegalHold(f"memory {memory_id} is under legal hold and cannot be deleted")
+            policy = load_policy(session, principal.tenant_id, self._defaults)
+            row.state = "deleted"
+            self._writer.revise(
+                session,
+                principal,
+                row,
+                action="deleted",
+                operation="delete",
+                source=SourceRef(kind="manual", author=principal.user_id, note=reason),
+                policy=policy,
+                ttl=None,
+            )
+            self._writer.audit(
+                session, principal, "memory.deleted", memory_id, detail={"reason": reason}
+            )
+            return to_memory(row)
+
+    def set_legal_hold(
+        self, principal: Principal, memory_id: str, *, hold: bool, reason: str
+    ) -> Memory:
+        """Admins only, with a reason: a held memory is never deleted or purged."""
+        if not principal.has_role("admin"):
+            raise NotAuthorized("only an admin may set or lift a legal hold")
+        if not reason.strip():
+            raise InvalidInput("a reason is required for a legal hold change")
+        with self._db.write() as session:
+            row = self._row(session, principal, memory_id, allow_expired=True, for_update=True)
+            row.legal_hold = hold
+            row.legal_hold_reason = reason if hold else None
+            self._writer.audit(
+                session,
+                principal,
+                "legal_hold.set" if hold else "legal_hold.lifted",
+                memory_id,
+                detail={"reason": reason},
+            )
+            return to_memory(row)
+
+    def purge_expired(
+        self,
+        *,
+        actor: str,
+        now: datetime | None = None,
+        dry_run: bool = False,
+        tenant_id: str | None = None,
+    ) -> MemoryPurgeReport:
+        """Retention's job (no principal: a system actor runs it for every tenant or one)."""
+        return retention.purge_expired(
+            self._db, self._clock, actor=actor, now=now, dry_run=dry_run, tenant_id=tenant_id
+        )
+
+    # ---- internals ------------------------------------------------------------------------
+    def _scope_key(self, principal: Principal, scope: dict[str, str]) -> str:
+        key = canonical_scope(scope)
+        if not can_read_scope(principal, scope):
+            raise NotAuthorized(f"no access to memories of scope {key}")
+        return key
+
+    def _row(
+        self,
+        session: Session,
+        principal: Principal,
+        memory_id: str,
+        *,
+        allow_expired: bool = False,
+        for_update: bool = False,
+    ) -> MemoryRow:
+        # Writers lock the row so two changes of one memory never race for a revision number.
+        row = session.get(MemoryRow, memory_id, with_for_update=for_update or None)
+        if (
+            row is None
+            or row.tenant_id != principal.tenant_id
+            or not can_read_scope(principal, row.scope)
+            or (not allow_expired and is_expired(utc(row.expire_at), self._clock.now()))
+        ):
+            raise NotFound("memory", memory_id)
+        return row
+
+    def _scope_rows(
+        self,
+        session: Session,
+        tenant_id: str,
+        scope_key: str,
+        now: datetime,
+        *,
+        include_deleted: bool = False,
+    ) -> list[MemoryRow]:
+        query = select(MemoryRow).where(
+            MemoryRow.tenant_id == tenant_id,
+            MemoryRow.scope_key == scope_key,
+            or_(MemoryRow.expire_at.is_(None), MemoryRow.expire_at > now),
+        )
+        if not include_deleted:
+            query = query.where(MemoryRow.state == "active")
+        return list(session.scalars(query.order_by(MemoryRow.created_at, MemoryRow.memory_id)))
+
+    def _candidates(
+        self, session: Session, rows: list[MemoryRow], per_candidate: int
+    ) -> list[consolidate.Candidate]:
+        candidates = []
+        for row in rows:
+            history = session.scalars(
+                select(MemoryRevisionRow.fact)
+                .where(
+                    MemoryRevisionRow.memory_id == row.memory_id,
+                    MemoryRevisionRow.action != "deleted",
+                )
+                .order_by(MemoryRevisionRow.revision.desc())
+                .limit(per_candidate)
+            ).all()
+            candidates.append(
+                consolidate.Candidate(
+                    memory_id=row.memory_id,
+                    topic=row.topic,
+                    kind=row.kind,
+                    fact=row.fact,
+                    history=tuple(dict.fromkeys([row.fact, *history]))[:per_candidate],
+                )
+            )
+        return candidates
+
+    def _vectors(self, rows: list[MemoryRow]) -> Vectors:
+        """Stored vectors of this embedder's space; facts embedded by another model are redone."""
+        dimension = self._embedder.dimension
+        stored = [
+            unpack(r.embedding, dimension) if r.embedding_model == self._embedder.name else None
+            for r in rows
+        ]
+        missing = [i for i, v in enumerate(stored) if v is None]
+        if missing:
+            fresh = self._embedder.embed([rows[i].fact for i in missing])
+            for j, i in enumerate(missing):
+                stored[i] = fresh[j]
+        return np.vstack([v for v in stored if v is not None]).astype(np.float32)

@@ -1,0 +1,62 @@
+"""Builds the Memory Bank from settings (called by the composition root, services.bootstrap)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from services.clock import Clock, IdGenerator
+from services.db.engine import Database
+from services.memory.bank import Extractor, MemoryBank
+from services.memory.config import MemoryConfig
+from services.memory.extract_offline import OfflineExtractor
+from services.memory.types import MemoryPolicy
+from services.retrieval.embedders import Embedder
+from services.settings import Settings
+
+
+def default_policy(settings: Settings) -> MemoryPolicy:
+    return MemoryPolicy(
+        default_ttl_seconds=settings.memory_default_ttl_seconds,
+        revision_ttl_seconds=settings.memory_revision_ttl_seconds,
+        revisions_per_candidate_count=settings.memory_revisions_per_candidate_count,
+        third_person=settings.memory_third_person,
+        similarity_threshold=settings.memory_similarity_threshold,
+    )
+
+
+def build_memory_bank(
+    settings: Settings,
+    *,
+    db: Database,
+    clock: Clock,
+    ids: IdGenerator,
+    embedder: Embedder,
+    genai_client: Any | None = None,
+    extractor: Extractor | None = None,
+) -> MemoryBank:
+    defaults = default_policy(settings)
+    if extractor is None:
+        extractor = _extractor(settings, genai_client, embedder)
+    return MemoryBank(
+        db=db,
+        clock=clock,
+        ids=ids,
+        embedder=embedder,
+        extractor=extractor,
+        config=MemoryConfig(db=db, clock=clock, defaults=defaults),
+        defaults=defaults,
+    )
+
+
+def _extractor(settings: Settings, genai_client: Any | None, embedder: Embedder) -> Extractor:
+    wants_gemini = settings.memory_extractor == "gemini" or (
+        settings.memory_extractor == "auto"
+        and (settings.gemini_api_key is not None or genai_client is not None)
+    )
+    if not wants_gemini:
+        return OfflineExtractor(embedder=embedder)
+    # Imported here: google.genai is heavy and only needed when Gemini is configured.
+    from services.agents.wiring import _caller
+    from services.memory.extract_gemini import GeminiExtractor
+
+    return GeminiExtractor(caller=_caller(settings, genai_client))

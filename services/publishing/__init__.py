@@ -1,0 +1,1 @@
+"""Knowledge publishing: candidates, diffs, approval, versioned publication and revocation."""

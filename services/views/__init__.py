@@ -1,0 +1,1 @@
+"""UI-free view shaping for the console: pydantic models the pages only have to draw."""

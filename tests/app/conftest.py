@@ -1,0 +1,100 @@
+"""AppTest fixtures: one demo store seeded per session, copied for each test that writes."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+from streamlit.testing.v1.util import patch_config_options
+
+from app_pages import _session
+from services import bootstrap
+from services.settings import Settings
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+# Generous: the first run in a process loads the embedder; later runs take about a second.
+TIMEOUT = 120
+ENV_CLEARED = (
+    "MEMDESK_DATABASE_URL",
+    "MEMDESK_CHROMA_URL",
+    "MEMDESK_GEMINI_API_KEY",
+    "MEMDESK_AUTH_MODE",
+    "MEMDESK_EMBEDDING_BACKEND",
+)
+
+
+@pytest.fixture(autouse=True)
+def _apptest_config() -> Iterator[None]:
+    """AppTest keeps each widget's `format_func` in session state for its own bookkeeping;
+    lambdas cannot be pickled, so the serializability check that .streamlit/config.toml turns on
+    for the real server (and the browser tests exercise) is off inside AppTest only."""
+    with patch_config_options({"runner.enforceSerializableSessionState": False}):
+        yield
+
+
+@pytest.fixture(scope="session")
+def seeded_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`memdesk seed-demo` once: the demo tenants, users with the demo password, an index."""
+    home = tmp_path_factory.mktemp("seeded") / "home"
+    services = bootstrap.build(Settings(home=home, analyzer="offline"))
+    try:
+        bootstrap.seed_demo(services)
+    finally:
+        services.close()
+    return home
+
+
+def _use_home(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+    for name in ENV_CLEARED:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("MEMDESK_HOME", str(home))
+    monkeypatch.setenv("MEMDESK_ANALYZER", "offline")
+
+
+def _release() -> None:
+    """Close the services the console cached for this store, then forget them."""
+    _session.services().close()
+    _session._services.clear()
+
+
+@pytest.fixture
+def home(seeded_home: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private copy of the seeded store, selected through MEMDESK_HOME (tests that write)."""
+    copy = tmp_path / "home"
+    shutil.copytree(seeded_home, copy)
+    _use_home(monkeypatch, copy)
+    yield copy
+    _release()
+
+
+@pytest.fixture(scope="module")
+def shared_home(seeded_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One copy for a module of tests that only read."""
+    copy = tmp_path_factory.mktemp("shared") / "home"
+    shutil.copytree(seeded_home, copy)
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        _use_home(monkeypatch, copy)
+        yield copy
+        _release()
+
+
+def app() -> AppTest:
+    return AppTest.from_file(APP, default_timeout=TIMEOUT)
+
+
+def logged_in(user_id: str) -> AppTest:
+    """The app for a session in which `user_id` has logged in (the form is tested apart)."""
+    at = app()
+    at.session_state[_session.Keys.USER_ID] = user_id
+    return at.run()
+
+
+def texts(at: AppTest) -> str:
+    """Everything the page wrote as Markdown/text, for assertions on what a person sees."""
+    parts = [m.value for m in at.markdown] + [t.value for t in at.title]
+    parts += [str(e.value) for e in at.error] + [str(i.value) for i in at.info]
+    parts += [str(w.value) for w in at.warning] + [str(c.value) for c in at.caption]
+    return "\n".join(parts)

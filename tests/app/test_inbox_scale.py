@@ -1,0 +1,88 @@
+"""The inbox pages in SQL: 10,000 extra tasks render one page of rows, searchable and filterable."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import insert
+
+from app_pages import _session
+from services.db.models import TaskRow
+from tests.app.conftest import logged_in, texts
+
+EXTRA = 10_000
+
+
+def add_tasks(count: int) -> None:
+    start = datetime(2030, 1, 1, tzinfo=UTC)  # later than the seeded demo tasks
+    rows = [
+        {
+            "tenant_id": "A",
+            "task_id": f"T-{n:05d}",
+            "revision": 1,
+            "status": "completed" if n % 10 == 0 else "waiting_input",
+            "confirmed": {"material": "SUS304"},
+            "pending": [] if n % 10 == 0 else ["drawing"],
+            "next_step": None if n % 10 == 0 else f"request drawing rev {n}",
+            "evidence_ids": [],
+            "conflicts": [],
+            "created_by": "a.sales",
+            "created_at": start,
+            "updated_at": start + timedelta(minutes=n),
+            "legal_hold": False,
+        }
+        for n in range(count)
+    ]
+    with _session.services().db.write() as session:
+        session.execute(insert(TaskRow), rows)
+
+
+def open_buttons(at) -> list[str]:
+    return [b.key for b in at.button if b.key and b.key.startswith("inbox.open.")]
+
+
+def tenant_a_tasks() -> int:
+    sales = _session.services().directory.principal("a.sales")
+    return sum(_session.services().tasks.status_counts(sales).values())
+
+
+def test_ten_thousand_tasks_render_one_page_and_page_on(home):
+    demo = tenant_a_tasks()
+    add_tasks(EXTRA)
+    at = logged_in("a.sales")
+    assert not at.exception
+    first = open_buttons(at)
+    assert len(first) == 25
+    assert first[0] == "inbox.open.T-09999"  # newest activity first
+    assert f"{EXTRA + demo} 件任務 tasks · 第 1 頁 page" in texts(at)
+    at.button(key="inbox.next").click().run()
+    second = open_buttons(at)
+    assert len(second) == 25 and not set(first) & set(second)
+    assert second[0] == "inbox.open.T-09974"
+
+
+def test_search_and_status_filter_narrow_the_inbox_in_sql(home):
+    add_tasks(EXTRA)
+    at = logged_in("a.sales")
+    at.text_input(key="inbox.search").input("T-0999").run()
+    assert open_buttons(at)[:3] == [
+        "inbox.open.T-09999",
+        "inbox.open.T-09998",
+        "inbox.open.T-09997",
+    ]
+    assert "10 件任務 tasks" in texts(at)
+    at.text_input(key="inbox.search").input("drawing rev 4242").run()
+    assert open_buttons(at) == ["inbox.open.T-04242"]
+    at.text_input(key="inbox.search").input("").run()
+    at.multiselect(key="inbox.status").select("completed").run()
+    assert f"{EXTRA // 10} 件任務 tasks" in texts(at)
+    assert all(int(key[-5:]) % 10 == 0 for key in open_buttons(at))
+
+
+def test_a_filter_change_starts_again_from_the_first_page(home):
+    add_tasks(100)
+    at = logged_in("a.sales")
+    at.button(key="inbox.next").click().run()
+    assert "第 2 頁 page" in texts(at)
+    at.multiselect(key="inbox.status").select("waiting_input").run()
+    assert "第 1 頁 page" in texts(at)

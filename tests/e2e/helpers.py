@@ -1,0 +1,61 @@
+"""Browser steps on the console, waiting on data-testid / st-key selectors, never on sleeps."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Locator, Page, expect
+
+from tests.e2e.conftest import PASSWORD, Console
+
+
+def key(name: str) -> str:
+    """The CSS selector Streamlit gives an element with `key=name` (class `st-key-...`)."""
+    return ".st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", name.strip())
+
+
+def field(page: Page, name: str) -> Locator:
+    """The input or text area of the widget with `key=name` (labels change, keys do not)."""
+    return page.locator(key(name)).locator("input, textarea").first
+
+
+def log_in(page: Page, console: Console, user_id: str) -> None:
+    page.goto(console.url)
+    page.get_by_test_id("stApp").wait_for()
+    submit_login(page, user_id)
+
+
+def submit_login(page: Page, user_id: str) -> None:
+    """Fill and submit the login form the page shows."""
+    field(page, "login.user_id").fill(user_id)
+    field(page, "login.password").fill(PASSWORD)
+    page.get_by_role("button", name="登入 Log in").click()
+    page.locator(key("auth.logout")).wait_for()
+
+
+def log_out(page: Page) -> None:
+    page.locator(key("auth.logout")).get_by_role("button").click()
+    field(page, "login.password").wait_for()
+    expect(page.locator(key("auth.logout"))).to_have_count(0)
+
+
+def open_page(page: Page, title: str) -> None:
+    """Open a page from the sidebar navigation (same session, so the login is kept)."""
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    expect(page.get_by_test_id("stHeading").first).to_be_visible()
+
+
+def main(page: Page) -> Locator:
+    return page.get_by_test_id("stMain")
+
+
+def settled(page: Page) -> None:
+    """The script run has finished (Streamlit shows no 'running' indicator)."""
+    expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+
+
+def fresh(page: Page, name: str) -> Locator:
+    """The element with `key=name` once the current script run has rendered it (not stale)."""
+    element = page.locator(key(name))
+    expect(element).to_have_attribute("data-stale", "false")
+    return element

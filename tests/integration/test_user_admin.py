@@ -1,0 +1,135 @@
+"""An admin manages their own tenant's users: roles, customer grants, active flag, all audited."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.audit import AuditQuery
+from services.bootstrap import Services
+from services.errors import InvalidInput, NotAuthorized, NotFound
+from tests.conftest import principal
+
+
+def entries(services: Services, action: str):
+    return services.audit.page(principal(services, "a.admin"), AuditQuery(action=action)).items
+
+
+def test_the_admin_lists_only_their_tenants_users(loaded):
+    users = loaded.directory.users(principal(loaded, "a.admin"))
+    assert [u.user_id for u in users] == ["a.admin", "a.engineer", "a.owner", "a.sales", "a.sales2"]
+    assert {u.tenant_id for u in users} == {"A"}
+
+
+def test_a_role_change_takes_effect_on_the_next_lookup_and_is_audited(loaded):
+    admin = principal(loaded, "a.admin")
+    view = loaded.directory.set_roles(admin, "a.sales2", ["sales", "engineer"])
+    assert view.roles == ("sales", "engineer")
+    assert principal(loaded, "a.sales2").has_role("engineer")
+    (entry,) = entries(loaded, "user.roles_changed")
+    assert (entry.actor, entry.subject_id) == ("a.admin", "a.sales2")
+    assert (entry.before_ref, entry.after_ref) == ("roles=sales", "roles=sales,engineer")
+    assert entry.detail["before"] == ["sales"]
+
+
+def test_setting_the_same_roles_changes_nothing_and_logs_nothing(loaded):
+    loaded.directory.set_roles(principal(loaded, "a.admin"), "a.sales", ["sales"])
+    assert entries(loaded, "user.roles_changed") == []
+
+
+@pytest.mark.parametrize("roles", [[], ["superuser"], ["sales", "root"]])
+def test_unknown_or_no_roles_are_refused(loaded, roles):
+    with pytest.raises(InvalidInput):
+        loaded.directory.set_roles(principal(loaded, "a.admin"), "a.sales", roles)
+    assert principal(loaded, "a.sales").roles == ("sales",)
+
+
+def test_an_admin_cannot_demote_or_deactivate_themselves(loaded):
+    admin = principal(loaded, "a.admin")
+    with pytest.raises(NotAuthorized):
+        loaded.directory.set_roles(admin, "a.admin", ["sales"])
+    with pytest.raises(NotAuthorized):
+        loaded.directory.set_active(admin, "a.admin", False)
+    assert principal(loaded, "a.admin").roles == ("admin",)
+
+
+@pytest.mark.parametrize("user_id", ["a.sales", "a.owner", "a.engineer"])
+def test_only_admins_manage_users(loaded, user_id):
+    acting = principal(loaded, user_id)
+    before = {u: principal(loaded, u) for u in ("a.sales", "a.sales2", user_id)}
+    calls = [
+        lambda: loaded.directory.users(acting),
+        lambda: loaded.directory.set_roles(acting, user_id, ["admin"]),
+        lambda: loaded.directory.add_grant(acting, user_id, "customer:C-ACME"),
+        lambda: loaded.directory.remove_grant(acting, "a.sales", "customer:C-ACME"),
+        lambda: loaded.directory.set_active(acting, "a.sales2", False),
+        lambda: loaded.directory.customers(acting),
+    ]
+    for call in calls:
+        with pytest.raises(NotAuthorized):
+            call()
+    assert {u: principal(loaded, u) for u in before} == before
+
+
+@pytest.mark.parametrize("user_id", ["b.sales", "nobody"])
+def test_another_tenants_user_looks_exactly_like_a_missing_one(loaded, user_id):
+    admin = principal(loaded, "a.admin")
+    calls = [
+        lambda: loaded.directory.user(admin, user_id),
+        lambda: loaded.directory.set_roles(admin, user_id, ["admin"]),
+        lambda: loaded.directory.add_grant(admin, user_id, "customer:C-ACME"),
+        lambda: loaded.directory.remove_grant(admin, user_id, "customer:C-BETA"),
+        lambda: loaded.directory.set_active(admin, user_id, False),
+    ]
+    for call in calls:
+        with pytest.raises(NotFound) as caught:
+            call()
+        assert str(caught.value) == f"user not found: {user_id}"
+    assert principal(loaded, "b.sales").roles == ("sales",)
+
+
+def test_a_grant_opens_the_customers_documents_and_removing_it_closes_them(loaded):
+    admin = principal(loaded, "a.admin")
+    with pytest.raises(NotFound):
+        loaded.knowledge.get(principal(loaded, "a.sales2"), "CONTRACT-ACME")
+    loaded.directory.add_grant(admin, "a.sales2", "customer:C-ACME")
+    assert loaded.knowledge.get(principal(loaded, "a.sales2"), "CONTRACT-ACME").version == 1
+    loaded.directory.remove_grant(admin, "a.sales2", "customer:C-ACME")
+    with pytest.raises(NotFound):
+        loaded.knowledge.get(principal(loaded, "a.sales2"), "CONTRACT-ACME")
+    added, removed = entries(loaded, "user.grant_added"), entries(loaded, "user.grant_removed")
+    assert [(e.subject_id, e.after_ref) for e in added] == [("a.sales2", "grants=customer:C-ACME")]
+    assert [(e.subject_id, e.before_ref) for e in removed] == [
+        ("a.sales2", "grants=customer:C-ACME")
+    ]
+
+
+def test_repeating_a_grant_or_removing_a_missing_one_logs_nothing(loaded):
+    admin = principal(loaded, "a.admin")
+    loaded.directory.add_grant(admin, "a.sales", "customer:C-ACME")
+    loaded.directory.remove_grant(admin, "a.sales2", "customer:C-ACME")
+    assert entries(loaded, "user.grant_added") == entries(loaded, "user.grant_removed") == []
+    assert principal(loaded, "a.sales").grants == ("customer:C-ACME",)
+
+
+@pytest.mark.parametrize(
+    "grant", ["role:admin", "tenant", "user:a.admin", "customer:", "customer:a b", "C-ACME"]
+)
+def test_only_customer_grants_can_be_given(loaded, grant):
+    with pytest.raises(InvalidInput):
+        loaded.directory.add_grant(principal(loaded, "a.admin"), "a.sales2", grant)
+    assert principal(loaded, "a.sales2").grants == ()
+
+
+def test_a_deactivated_user_has_no_principal_until_reactivated(loaded):
+    admin = principal(loaded, "a.admin")
+    assert loaded.directory.set_active(admin, "a.sales2", False).active is False
+    with pytest.raises(NotFound):
+        principal(loaded, "a.sales2")
+    loaded.directory.set_active(admin, "a.sales2", True)
+    assert principal(loaded, "a.sales2").user_id == "a.sales2"
+    assert [e.action for e in entries(loaded, "user.deactivated")] == ["user.deactivated"]
+    assert [e.action for e in entries(loaded, "user.activated")] == ["user.activated"]
+
+
+def test_customers_offered_for_grants_come_from_the_tenants_documents(loaded):
+    assert loaded.directory.customers(principal(loaded, "a.admin")) == ["C-ACME"]

@@ -1,0 +1,77 @@
+"""What a run derives from documents (its evidence pool, the decision's claims, hand-off packets,
+approval payloads, the desk's draft) carries their ACL: a colleague in the same tenant without
+the customer grant or role sees no quote or title of a document they may not open."""
+
+from __future__ import annotations
+
+import json
+
+from pydantic import BaseModel
+
+from services.errors import MemdeskError
+from tests.security.conftest import World
+
+VIEWERS_WITHOUT_GRANT = ("a.sales2", "a.engineer", "a.owner", "a.admin")
+
+
+def _restricted(world: World) -> list[tuple[str, str]]:
+    """(title, quote) of evidence in a.sales's Q42 run that needs the customer grant."""
+    s = world.services
+    sales = world.principal("a.sales")
+    pool = s.runs.evidence(sales, world.real.run)
+    out = []
+    for item in pool:
+        acl = s.knowledge.get(sales, item.document_id, item.version).acl
+        if "tenant" not in acl and not any(tag.startswith("role:") for tag in acl):
+            # as it appears inside JSON (quotes hold newlines)
+            out.append((item.title, json.dumps(item.quote[:24], ensure_ascii=False)[1:-1]))
+    return out
+
+
+def _everything(world: World, user: str) -> str:
+    s = world.services
+    p = world.principal(user)
+    t = world.real
+    calls = {
+        "runs.get": lambda: s.runs.get(p, t.run),
+        "runs.search": lambda: s.runs.search(p, task_id=t.task),
+        "runs.events": lambda: s.runs.events(p, t.run),
+        "runs.evidence": lambda: s.runs.evidence(p, t.run),
+        "approvals.search": lambda: s.approvals.search(p, task_id=t.task),
+        "approvals.get": lambda: s.approvals.get(p, t.approval),
+        "approval_flow.current": lambda: s.approval_flow.current(p, t.task),
+        "approval_flow.queue": lambda: s.approval_flow.queue(p),
+        "desk.task_view": lambda: s.desk.task_view(p, t.task),
+        "desk.approval_queue": lambda: s.desk.approval_queue(p),
+    }
+    seen = {}
+    for name, call in calls.items():
+        try:
+            seen[name] = _plain(call())
+        except MemdeskError as exc:
+            seen[name] = f"{type(exc).__name__}: {exc}"
+    return json.dumps(seen, ensure_ascii=False)
+
+
+def _plain(value):
+    if isinstance(value, BaseModel):
+        return value.model_dump(mode="json")
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def test_the_q42_run_really_rests_on_customer_restricted_documents(world):
+    restricted = _restricted(world)
+    assert restricted, "the scenario must cite customer-restricted evidence for this to mean much"
+    everything = _everything(world, "a.sales")  # the requester holds the grant: sees it all
+    assert all(quote in everything for _, quote in restricted)
+
+
+def test_colleagues_without_the_grant_see_no_quote_or_title_of_it(world):
+    restricted = _restricted(world)
+    for user in VIEWERS_WITHOUT_GRANT:
+        everything = _everything(world, user)
+        for title, quote in restricted:
+            assert quote not in everything, (user, quote)
+            assert title not in everything, (user, title)

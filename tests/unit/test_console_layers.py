@@ -1,0 +1,43 @@
+"""STYLE.md layers: pages never reach SQL, Chroma or Gemini; services never reach Streamlit."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CONSOLE = [ROOT / "app.py", *sorted((ROOT / "app_pages").glob("*.py"))]
+SERVICES = sorted((ROOT / "services").rglob("*.py"))
+
+
+def imported(path: Path) -> set[str]:
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+@pytest.mark.parametrize("path", CONSOLE, ids=lambda p: p.name)
+def test_console_files_never_import_storage_or_model_clients(path):
+    forbidden = {"sqlalchemy", "chromadb", "google.genai", "google", "psycopg"}
+    assert not {
+        name for name in imported(path) if name.split(".")[0] in forbidden or name in forbidden
+    }
+
+
+def test_services_never_import_streamlit():
+    offenders = [
+        p.name for p in SERVICES if any(n.split(".")[0] == "streamlit" for n in imported(p))
+    ]
+    assert offenders == []
+
+
+def test_there_is_no_pages_directory_for_streamlit_to_auto_discover():
+    # A `pages/` folder beside app.py switches Streamlit to its v1 multipage mode on a process's
+    # first run (and on every AppTest run): page files would run without app.py's login.
+    assert not (ROOT / "pages").exists()
