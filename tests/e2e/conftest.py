@@ -24,8 +24,10 @@ from tests.e2e import xss
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
-SCREENSHOTS = ROOT / "docs" / "screenshots"
 ARTIFACTS = ROOT / "test-artifacts"
+# Every run saves its screenshots; `make screenshots` points this at docs/screenshots (the README's)
+# so an ordinary test run never rewrites tracked files.
+SCREENSHOTS = Path(os.environ.get("MEMDESK_SCREENSHOTS_DIR") or ARTIFACTS / "screenshots")
 # Waits are on elements and conditions; this is only how long a condition may take at most.
 TIMEOUT_MS = 60_000
 SERVER_START_S = 90.0
@@ -180,5 +182,6 @@ def page(browser: Browser) -> Iterator[Page]:
 
 @pytest.fixture(scope="session")
 def screenshots() -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return SCREENSHOTS
+    directory = SCREENSHOTS if SCREENSHOTS.is_absolute() else ROOT / SCREENSHOTS
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory
