@@ -121,6 +121,18 @@ def candidates_propose(
         emit(candidate, as_json=as_json, text=lambda: f"proposed {_line(candidate)}")
 
 
+@candidates_app.command("adopt")
+def candidates_adopt(as_user: AsUser, as_json: JsonFlag = False) -> None:
+    """Bring document versions submitted as pending_approval into the candidate queue."""
+    with _services() as s:
+        adopted = run_command(lambda: s.candidates.adopt_pending(s.directory.principal(as_user)))
+        emit(
+            [c.model_dump(mode="json") for c in adopted],
+            as_json=as_json,
+            text=lambda: "\n".join(f"adopted {_line(c)}" for c in adopted) or "nothing to adopt",
+        )
+
+
 @candidates_app.command("approve")
 def candidates_approve(
     candidate_id: str,

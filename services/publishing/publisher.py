@@ -36,7 +36,13 @@ from services.db.models_knowledge import CandidateRow, PublicationRow
 from services.errors import IndexUnavailable, InvalidInput, NotAuthorized, NotFound
 from services.knowledge import DocumentView, KnowledgeStore, NewVersion
 from services.principals import Principal
-from services.publishing.candidates import APPROVED, APPROVER_ROLE, PUBLISHED, CandidateService
+from services.publishing.candidates import (
+    APPROVED,
+    APPROVER_ROLE,
+    PUBLISHED,
+    CandidateService,
+    adopted_versions,
+)
 from services.publishing.citations import FlaggedDraft, open_drafts_citing
 from services.retrieval.index import IndexManager, StagedDocument
 from services.retrieval.purge import PurgeReport
@@ -211,9 +217,13 @@ class Publisher:
                     f"(current {current[-1] if current else None}, "
                     f"candidate based on {cand.base_version})"
                 )
-            version = self._pending_version(session, cand) or self._write_version(
-                session, principal, cand, valid_from
-            )
+            version = self._pending_version(session, cand)
+            if version is None:
+                version = self._write_version(session, principal, cand, valid_from)
+            else:  # a waiting version takes effect when it switches, like a new one
+                _version_row(
+                    session, cand.tenant_id, cand.document_id, version
+                ).valid_from = valid_from
             pub = PublicationRow(
                 publication_id=self._ids.new("pub"),
                 tenant_id=cand.tenant_id,
@@ -273,7 +283,11 @@ class Publisher:
 
     @staticmethod
     def _pending_version(session: Session, cand: CandidateRow) -> int | None:
-        """The version an earlier, failed attempt wrote and that is still waiting (reused)."""
+        """A waiting version to publish instead of a new one: the fact version the candidate
+        was adopted from (unchanged), or one an earlier, failed attempt wrote."""
+        for adopted in adopted_versions(session, cand):
+            if adopted.knowledge_class == KnowledgeClass.fact.value and adopted.body == cand.body:
+                return adopted.version
         failed = session.scalars(
             select(PublicationRow.version).where(
                 PublicationRow.candidate_id == cand.candidate_id, PublicationRow.status == FAILED
@@ -348,6 +362,15 @@ class Publisher:
                 superseded.append(version)
             cand = session.get(CandidateRow, pub.candidate_id)
             assert cand is not None
+            for leftover in adopted_versions(session, cand):  # e.g. an inference-class original
+                if leftover.version != pub.version:
+                    self._knowledge.transition(
+                        session,
+                        leftover,
+                        target=DocStatus.rejected,
+                        actor=actor,
+                        reason=f"published as {pub.document_id}@{pub.version}",
+                    )
             self._candidates.mark_published(session, cand, version=pub.version, actor=actor)
             row = session.get(PublicationRow, pub.publication_id)
             assert row is not None
