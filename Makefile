@@ -7,7 +7,7 @@ PORT ?= 8501
 # Two workers by default: CI has 2 cores.
 PYTEST_WORKERS ?= 2
 
-.PHONY: venv init run test lint typecheck unit bench clean
+.PHONY: venv init run test lint typecheck unit bench screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ unit: venv
 bench: init
 	$(BIN)/memdesk bench retrieval --json
 	$(BIN)/memdesk bench ingest --json
+
+# Refresh the README's console screenshots from the browser tests (real server, Chromium).
+screenshots: venv
+	MEMDESK_SCREENSHOTS_DIR=docs/screenshots $(BIN)/pytest tests/e2e -q -p no:cacheprovider
 
 clean:
 	rm -rf var test-artifacts .pytest_cache .mypy_cache .ruff_cache

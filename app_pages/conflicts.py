@@ -48,12 +48,16 @@ for case in cases:
                     for v in conflict.values
                 }
                 choices["上報 Escalate"] = "escalate"
+                # Nothing is preselected: the reviewer must choose.
                 picked = st.radio(
-                    "權威來源 Authoritative source", list(choices), key=f"{key}.choice"
+                    "權威來源 Authoritative source", list(choices), index=None, key=f"{key}.choice"
                 )
-                choice = choices[picked] if picked else "escalate"
                 reason = st.text_area("理由 Reason (required)", key=f"{key}.reason")
-                if st.form_submit_button("記錄決定 Record decision", type="primary"):
+                submitted = st.form_submit_button("記錄決定 Record decision", type="primary")
+                if submitted and picked is None:
+                    st.error("請選擇權威來源或上報。Choose a source or escalate.")
+                elif submitted and picked is not None:
+                    choice = choices[picked]
                     with _ui.domain_errors():
                         services.desk.settle_source_conflict(
                             principal,
@@ -78,10 +82,14 @@ for case in cases:
                 keep = st.radio(
                     "保留哪個值 Keep which value",
                     ["保留已確認值 Keep confirmed", "採用新值 Take the new value"],
+                    index=None,
                     key=f"{key}.choice",
                 )
                 reason = st.text_area("理由 Reason (required)", key=f"{key}.reason")
-                if st.form_submit_button("記錄決定 Record decision", type="primary"):
+                submitted = st.form_submit_button("記錄決定 Record decision", type="primary")
+                if submitted and keep is None:
+                    st.error("請選擇要保留的值。Choose which value to keep.")
+                elif submitted:
                     with _ui.domain_errors():
                         services.tasks.resolve_conflict(
                             principal,

@@ -135,6 +135,13 @@ def publish(candidate_id: str) -> None:
 
 queue_tab, revoke_tab = st.tabs(["候選知識 Candidates", "撤銷 Revoke"])
 with queue_tab:
+    if st.button(
+        "收入送審中的文件版本 Bring submitted versions into the queue", key="knowledge.adopt"
+    ):
+        with _ui.domain_errors():
+            adopted = services.candidates.adopt_pending(principal)
+            _ui.toast_next(f"{len(adopted)} 筆加入佇列 added to the queue")
+            st.rerun()
     status_choice = st.selectbox(
         "狀態 Status", list(STATUSES), format_func=STATUSES.__getitem__, key="knowledge.status"
     )

@@ -40,6 +40,28 @@ tabs = ["記憶 Memories", "產生 Generate"] + (["主題與保存 Topics & TTL"
 browse, generate, *admin_tab = st.tabs(tabs)
 
 
+TTL_FIELDS = {
+    "default_ttl_seconds": "預設 TTL Default",
+    "create_ttl_seconds": "建立 Create",
+    "generate_created_ttl_seconds": "產生並建立 Generate-created",
+    "generate_updated_ttl_seconds": "產生並更新 Generate-updated",
+    "revision_ttl_seconds": "修訂 Revision",
+}
+
+
+def ttl_days(label: str, seconds: int | None, *, key: str) -> int | None:
+    """A TTL edited in days (fractions allowed, so a TTL set in seconds survives a save)."""
+    days = st.number_input(
+        f"{label} TTL (days)",
+        min_value=0.0,
+        value=(seconds or 0) / 86400,
+        step=1.0,
+        format="%.4f",
+        key=key,
+    )
+    return round(days * 86400) or None
+
+
 def line(memory: Memory) -> str:
     expiry = memory.expire_at.strftime("%Y-%m-%d %H:%M") if memory.expire_at else "∞"
     hold = " :red-badge[法律保全 legal hold]" if memory.legal_hold else ""
@@ -81,7 +103,8 @@ with browse:
             with st.container(border=True, key="memories.detail"):
                 st.markdown(line(current))
                 st.markdown(f"`{_ui.escape(current.memory_id)}` · {_ui.escape(current.kind)}")
-                for revision in bank.revisions(principal, chosen):
+                history = bank.revisions(principal, chosen)
+                for revision in history:
                     source = revision.source
                     origin = " ".join(
                         _ui.escape(part)
@@ -95,8 +118,7 @@ with browse:
                     )
                     if source.excerpt or source.note:
                         st.caption(_ui.escape(source.excerpt or source.note or ""))
-                revisions = [r.revision for r in bank.revisions(principal, chosen)]
-                older = [r for r in revisions if r != current.revision]
+                older = [r.revision for r in history if r.revision != current.revision]
                 if older:
                     target = st.selectbox("回復到 Roll back to", older, key="memories.rollback_to")
                     if st.button("回復 Roll back", key="memories.rollback"):
@@ -214,17 +236,15 @@ if admin_tab:
                 st.rerun()
         policy = bank.config.policy(principal)
         with st.form("memories.policy"):
-            default_days = st.number_input(
-                "預設 TTL Default TTL (days, 0 = none)",
-                min_value=0,
-                value=(policy.default_ttl_seconds or 0) // 86400,
-                key="memories.ttl_days",
-            )
-            revision_days = st.number_input(
-                "修訂 TTL Revision TTL (days, 0 = none)",
-                min_value=0,
-                value=(policy.revision_ttl_seconds or 0) // 86400,
-                key="memories.revision_days",
+            st.markdown("保存政策 Retention and consolidation policy (days; 0 = none)")
+            ttl = {
+                name: ttl_days(label, getattr(policy, name), key=f"memories.{name}")
+                for name, label in TTL_FIELDS.items()
+            }
+            granular = st.toggle(
+                "依操作設定 TTL Granular TTL (create / generate-created / generate-updated)",
+                value=policy.granular,
+                key="memories.granular",
             )
             per_candidate = st.number_input(
                 "合併時比較的修訂數 revisions_per_candidate_count",
@@ -233,16 +253,27 @@ if admin_tab:
                 value=policy.revisions_per_candidate_count,
                 key="memories.per_candidate",
             )
+            threshold = st.slider(
+                "相似門檻 Similarity threshold",
+                min_value=0.05,
+                max_value=1.0,
+                value=float(policy.similarity_threshold),
+                key="memories.threshold",
+            )
+            third_default = st.toggle(
+                "預設第三人稱 Third person by default",
+                value=policy.third_person,
+                key="memories.third_default",
+            )
             if st.form_submit_button("儲存政策 Save policy"):
                 bank.config.set_policy(
                     principal,
-                    MemoryPolicy.model_validate(
-                        {
-                            **policy.model_dump(),
-                            "default_ttl_seconds": int(default_days) * 86400 or None,
-                            "revision_ttl_seconds": int(revision_days) * 86400 or None,
-                            "revisions_per_candidate_count": int(per_candidate),
-                        }
+                    MemoryPolicy(
+                        **ttl,
+                        granular=granular,
+                        revisions_per_candidate_count=int(per_candidate),
+                        similarity_threshold=float(threshold),
+                        third_person=third_default,
                     ),
                 )
                 _ui.toast_next("政策已儲存 Policy saved")

@@ -17,12 +17,13 @@ from sqlalchemy import select
 
 from services.agents.engineering import EngineeringItem
 from services.agents.glossary import ENGINEERING_PENDING
+from services.agents.ports import Retriever
 from services.approvals import APPROVED, PENDING, REJECTED, ApprovalService, ApprovalView
 from services.contracts.decision import MemoryDecision
 from services.contracts.task_state import TaskState, TaskStatus
 from services.db.engine import Database
 from services.db.models import TaskRow
-from services.errors import InvalidInput, NotFound, StaleRevision
+from services.errors import InvalidInput, MemdeskError, NotFound, StaleRevision
 from services.principals import Principal
 from services.retrieval.types import Evidence
 from services.tasks import TaskRecord, TaskService
@@ -44,11 +45,13 @@ class ApprovalFlow:
         approvals: ApprovalService,
         tasks: TaskService,
         directory: Directory,
+        retriever: Retriever | None = None,
     ) -> None:
         self._db = db
         self._approvals = approvals
         self._tasks = tasks
         self._directory = directory
+        self._retriever = retriever
 
     def request_for_decision(
         self,
@@ -142,9 +145,36 @@ class ApprovalFlow:
                 raise InvalidInput(
                     f"task {item.task_id} is {state.status.value}, not awaiting approval"
                 )
+            if approve:
+                self._check_citations(principal, item)
         decided = self._approvals.decide(principal, approval_id, approve=approve, comment=comment)
         record = self.settle(principal, item.task_id)
         return ApprovalOutcome(approval=decided, state=record.state)
+
+    def _check_citations(self, principal: Principal, item: ApprovalView) -> None:
+        """An approval rests on its citations as they are now: each must still resolve, for
+        this person, to the same content it quoted (not revoked, superseded or edited since)."""
+        if self._retriever is None:
+            return
+        payload = item.payload
+        citations = [*(payload.get("citations") or []), payload.get("citation") or {}]
+        for citation in citations:
+            evidence_id = citation.get("evidence_id")
+            if not evidence_id:
+                continue
+            try:
+                current = self._retriever.resolve(principal, str(evidence_id))
+            except MemdeskError as exc:
+                raise InvalidInput(
+                    f"approval {item.id} cites {evidence_id}, which no longer holds ({exc}); "
+                    "resume the task for a new draft"
+                ) from exc
+            recorded = citation.get("content_hash")
+            if recorded is not None and recorded != current.content_hash:
+                raise InvalidInput(
+                    f"approval {item.id} cites {evidence_id}, whose content changed since the "
+                    "draft; resume the task for a new draft"
+                )
 
     def settle(self, principal: Principal, task_id: str) -> TaskRecord:
         """Move the task on once every item of its current decision is decided (idempotent)."""

@@ -79,7 +79,9 @@ def build_agents(
             analyzer = GeminiAnalyzer(caller=caller, prompt=prompt)
             if settings.gemini_model_review:
                 model_reviewer = GeminiReviewer(caller=caller, prompt=prompt)
-    flow = ApprovalFlow(db=db, approvals=approvals, tasks=tasks, directory=directory)
+    flow = ApprovalFlow(
+        db=db, approvals=approvals, tasks=tasks, directory=directory, retriever=retriever
+    )
     supervisor = Supervisor(
         queue=queue,
         tasks=tasks,

@@ -11,7 +11,8 @@ import typer
 from services.cli.main import AsUser, JsonFlag, _services, emit, run_command
 from services.errors import InvalidInput
 from services.publishing.candidates import CandidateReview, CandidateView, Proposal
-from services.publishing.publisher import PublishProgress, PublishResult, RevocationResult
+from services.publishing.publisher import PublishProgress, PublishResult
+from services.publishing.revocation import RevocationResult
 
 candidates_app = typer.Typer(no_args_is_help=True, help="Candidate knowledge: propose, review.")
 holds_app = typer.Typer(no_args_is_help=True, help="Legal holds (admins).")
@@ -73,6 +74,9 @@ def candidates_propose(
     ] = None,
     memory: Annotated[list[str] | None, typer.Option("--memory", help="Memory id.")] = None,
     run_id: Annotated[str | None, typer.Option("--run")] = None,
+    claim: Annotated[
+        int | None, typer.Option("--claim", help="Propose claim N (0-based) of --run's decision.")
+    ] = None,
     rationale: Annotated[str | None, typer.Option("--rationale")] = None,
     doc_type: Annotated[str | None, typer.Option("--doc-type")] = None,
     acl: Annotated[list[str] | None, typer.Option("--acl")] = None,
@@ -82,6 +86,17 @@ def candidates_propose(
     with _services() as s:
 
         def propose() -> CandidateView:
+            if claim is not None:
+                if run_id is None or body is not None or body_file is not None:
+                    raise InvalidInput("--claim takes its text from --run (no --body/--body-file)")
+                return s.candidates.propose_from_run(
+                    s.directory.principal(as_user),
+                    run_id=run_id,
+                    claim=claim,
+                    document_id=document_id,
+                    title=title,
+                    rationale=rationale,
+                )
             if (body is None) == (body_file is None):
                 raise InvalidInput("give the proposed text with exactly one of --body/--body-file")
             text = body if body is not None else _read(body_file)
@@ -105,6 +120,18 @@ def candidates_propose(
 
         candidate = run_command(propose)
         emit(candidate, as_json=as_json, text=lambda: f"proposed {_line(candidate)}")
+
+
+@candidates_app.command("adopt")
+def candidates_adopt(as_user: AsUser, as_json: JsonFlag = False) -> None:
+    """Bring document versions submitted as pending_approval into the candidate queue."""
+    with _services() as s:
+        adopted = run_command(lambda: s.candidates.adopt_pending(s.directory.principal(as_user)))
+        emit(
+            [c.model_dump(mode="json") for c in adopted],
+            as_json=as_json,
+            text=lambda: "\n".join(f"adopted {_line(c)}" for c in adopted) or "nothing to adopt",
+        )
 
 
 @candidates_app.command("approve")

@@ -171,12 +171,13 @@ def bench_retrieval(
 @bench_app.command("ingest")
 def bench_ingest(
     chunks: Annotated[int, typer.Option("--chunks")] = 2000,
+    rounds: Annotated[int, typer.Option("--rounds", help="Interleaved raw/ingest rounds.")] = 3,
     as_json: JsonFlag = False,
 ) -> None:
     """Chunk + embed + index + verify + switch with the default embedder, vs the raw model."""
     from services.retrieval import bench
 
-    result = run_command(lambda: bench.ingest(Settings(), chunks=chunks))
+    result = run_command(lambda: bench.ingest(Settings(), chunks=chunks, rounds=rounds))
     emit(result, as_json=as_json, text=lambda: json.dumps(result, indent=2))
 
 

@@ -7,25 +7,24 @@ never evidence a claim may cite.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import or_, select, text
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from services import audit
-from services.clock import Clock, IdGenerator, as_utc
+from services.agents.ports import TransientFailure
+from services.clock import Clock, IdGenerator
 from services.db.engine import Database
 from services.db.models_memory import MemoryRevisionRow, MemoryRow
 from services.errors import InvalidInput, LegalHold, MemdeskError, NotAuthorized, NotFound
 from services.memory import consolidate, retention
 from services.memory.access import (
     can_read_scope,
-    pack,
     require_writer,
     to_memory,
     to_revision,
@@ -33,7 +32,7 @@ from services.memory.access import (
 )
 from services.memory.config import MemoryConfig, load_examples, load_policy, load_topics
 from services.memory.topics import BUILTIN_EXAMPLES
-from services.memory.ttl import TtlOperation, is_expired, memory_expiry, revision_expiry
+from services.memory.ttl import is_expired
 from services.memory.types import (
     ConversationEvent,
     ExtractedFact,
@@ -50,8 +49,12 @@ from services.memory.types import (
     Topic,
     canonical_scope,
 )
+from services.memory.writes import MemoryWriter, lock_scope, utc
 from services.principals import Principal
 from services.retrieval.embedders import Embedder, Vectors
+
+MAX_EVENTS = 200  # one conversation; a mailbox is imported in several generations
+MAX_K = 100
 
 
 class Extractor(Protocol):
@@ -67,6 +70,14 @@ class Extractor(Protocol):
         examples: Sequence[FewShotExample] = (),
         third_person: bool = False,
     ) -> Extraction: ...
+
+
+@dataclass(frozen=True)
+class _RemoteDecision:
+    plan: consolidate.Plan
+    snapshot: dict[str, int]  # memory_id -> revision the model saw
+    model_calls: int
+    tokens: int
 
 
 class ScopeSummary(BaseModel):
@@ -87,12 +98,15 @@ class MemoryBank:
         extractor: Extractor,
         config: MemoryConfig,
         defaults: MemoryPolicy,
+        consolidator: consolidate.Consolidator | None = None,
     ) -> None:
         self._db = db
         self._clock = clock
         self._ids = ids
         self._embedder = embedder
+        self._writer = MemoryWriter(clock=clock, ids=ids, embedder=embedder)
         self._extractor = extractor
+        self._consolidator = consolidator or consolidate.SimilarityConsolidator()
         self.config = config
         self._defaults = defaults
 
@@ -118,6 +132,8 @@ class MemoryBank:
         scope_key = self._scope_key(principal, scope)
         if not events:
             raise InvalidInput("generate needs at least one conversation event")
+        if len(events) > MAX_EVENTS:
+            raise InvalidInput(f"at most {MAX_EVENTS} events per generation, got {len(events)}")
         with self._db.read() as session:
             topics = load_topics(session, principal.tenant_id)
             examples = [*BUILTIN_EXAMPLES, *load_examples(session, principal.tenant_id)]
@@ -132,21 +148,7 @@ class MemoryBank:
                 third_person=policy.third_person if third_person is None else third_person,
             )
         except MemdeskError as exc:
-            # A model call that produced nothing usable is still a model call: on the record.
-            usage = getattr(exc, "usage", None)
-            with self._db.write() as session:
-                self._audit(
-                    session,
-                    principal,
-                    "memory.generation_failed",
-                    generation_id,
-                    detail={
-                        "scope": scope_key,
-                        "extractor": self._extractor.name,
-                        "reason": getattr(exc, "reason", type(exc).__name__),
-                        "model_calls": getattr(usage, "model_calls", 0),
-                    },
-                )
+            self._model_failed(principal, scope_key, generation_id, self._extractor.name, exc)
             raise
         dropped = [
             MemoryChange(action="dropped", topic=f.topic, fact=f.fact, reason="no enabled topic")
@@ -158,17 +160,31 @@ class MemoryBank:
             forget=tuple(f for f in extraction.forget if f.topic in enabled),
             extractor=extraction.extractor,
         )
+        decided = self._decide_remotely(
+            principal, kept, scope_key=scope_key, policy=policy, generation_id=generation_id
+        )
+        model_calls = extraction.model_calls + (decided.model_calls if decided else 0)
+        tokens = extraction.tokens + (decided.tokens if decided else 0)
         with self._db.write() as session:
-            _lock_scope(session, principal.tenant_id, scope_key)
+            lock_scope(session, principal.tenant_id, scope_key)
             now = self._clock.now()
             rows = self._scope_rows(session, principal.tenant_id, scope_key, now)
-            plan = consolidate.plan(
-                kept,
-                self._candidates(session, rows, policy.revisions_per_candidate_count),
-                embed=self._embedder.embed,
-                threshold=policy.similarity_threshold,
-            )
-            changes = self._apply(
+            if decided is not None:
+                if {r.memory_id: r.revision for r in rows} != decided.snapshot:
+                    raise TransientFailure(
+                        "memory_scope_changed",
+                        f"memories of {scope_key} changed while the model consolidated; "
+                        "generate again",
+                    )
+                plan = decided.plan
+            else:
+                plan, _, _ = consolidate.SimilarityConsolidator().decide(
+                    kept,
+                    self._candidates(session, rows, policy.revisions_per_candidate_count),
+                    embed=self._embedder.embed,
+                    threshold=policy.similarity_threshold,
+                )
+            changes = self._writer.apply(
                 session,
                 principal,
                 plan,
@@ -180,7 +196,7 @@ class MemoryBank:
                 generation_id=generation_id,
                 dry_run=dry_run,
             )
-            self._audit(
+            self._writer.audit(
                 session,
                 principal,
                 "memory.previewed" if dry_run else "memory.generated",
@@ -190,8 +206,9 @@ class MemoryBank:
                     "extractor": extraction.extractor,
                     "events": len(events),
                     "changes": [c.action for c in changes],
-                    "model_calls": extraction.model_calls,
-                    "tokens": extraction.tokens,
+                    "consolidator": self._consolidator.name,
+                    "model_calls": model_calls,
+                    "tokens": tokens,
                 },
             )
         return GenerateResult(
@@ -200,9 +217,66 @@ class MemoryBank:
             dry_run=dry_run,
             extractor=extraction.extractor,
             changes=(*changes, *dropped),
-            model_calls=extraction.model_calls,
-            tokens=extraction.tokens,
+            model_calls=model_calls,
+            tokens=tokens,
         )
+
+    def _decide_remotely(
+        self,
+        principal: Principal,
+        kept: Extraction,
+        *,
+        scope_key: str,
+        policy: MemoryPolicy,
+        generation_id: str,
+    ) -> _RemoteDecision | None:
+        """A model consolidator decides outside any transaction, on a snapshot of the scope.
+        None when the local consolidator decides (under the lock) or there is nothing to
+        compare with."""
+        if not self._consolidator.remote or not (kept.facts or kept.forget):
+            return None
+        with self._db.read() as session:
+            rows = self._scope_rows(session, principal.tenant_id, scope_key, self._clock.now())
+            candidates = self._candidates(session, rows, policy.revisions_per_candidate_count)
+        if not candidates:
+            return None
+        try:
+            plan, calls, tokens = self._consolidator.decide(
+                kept, candidates, embed=self._embedder.embed, threshold=policy.similarity_threshold
+            )
+        except MemdeskError as exc:
+            self._model_failed(principal, scope_key, generation_id, self._consolidator.name, exc)
+            raise
+        return _RemoteDecision(
+            plan=plan,
+            snapshot={r.memory_id: r.revision for r in rows},
+            model_calls=calls,
+            tokens=tokens,
+        )
+
+    def _model_failed(
+        self,
+        principal: Principal,
+        scope_key: str,
+        generation_id: str,
+        component: str,
+        exc: MemdeskError,
+    ) -> None:
+        """A model call that produced nothing usable is still a model call: on the record."""
+        usage = getattr(exc, "usage", None)
+        with self._db.write() as session:
+            self._writer.audit(
+                session,
+                principal,
+                "memory.generation_failed",
+                generation_id,
+                detail={
+                    "scope": scope_key,
+                    "extractor": component,
+                    "reason": getattr(exc, "reason", type(exc).__name__),
+                    "model_calls": getattr(usage, "model_calls", 0),
+                },
+            )
 
     def create(
         self,
@@ -226,7 +300,7 @@ class MemoryBank:
             if topic not in topics:
                 raise InvalidInput(f"topic {topic!r} is not enabled for this tenant")
             policy = load_policy(session, principal.tenant_id, self._defaults)
-            row = self._new_row(
+            row = self._writer.new_row(
                 session,
                 principal,
                 scope=scope,
@@ -298,8 +372,8 @@ class MemoryBank:
         """Similarity search inside exactly one scope with the configured embedder."""
         if not query.strip():
             raise InvalidInput("search needs a query")
-        if k < 1:
-            raise InvalidInput("k must be at least 1")
+        if not 1 <= k <= MAX_K:
+            raise InvalidInput(f"k must be between 1 and {MAX_K}")
         scope_key = self._scope_key(principal, scope)
         with self._db.read() as session:
             rows = self._scope_rows(session, principal.tenant_id, scope_key, self._clock.now())
@@ -313,7 +387,7 @@ class MemoryBank:
                 for i in order[:k]
             ]
         with self._db.write() as session:  # a retrieval, like document retrieval, is audited
-            self._audit(
+            self._writer.audit(
                 session,
                 principal,
                 "memory.searched",
@@ -365,8 +439,8 @@ class MemoryBank:
             before = row.revision
             row.fact, row.topic, row.kind = target.fact, target.topic, target.kind
             row.state = "deleted" if target.action == "deleted" else "active"
-            self._embed_row(row)
-            self._revise(
+            self._writer.embed_row(row)
+            self._writer.revise(
                 session,
                 principal,
                 row,
@@ -376,7 +450,7 @@ class MemoryBank:
                 policy=policy,
                 ttl="update",
             )
-            self._audit(
+            self._writer.audit(
                 session,
                 principal,
                 "memory.rolled_back",
@@ -400,7 +474,7 @@ class MemoryBank:
                 raise LegalHold(f"memory {memory_id} is under legal hold and cannot be deleted")
             policy = load_policy(session, principal.tenant_id, self._defaults)
             row.state = "deleted"
-            self._revise(
+            self._writer.revise(
                 session,
                 principal,
                 row,
@@ -410,7 +484,9 @@ class MemoryBank:
                 policy=policy,
                 ttl=None,
             )
-            self._audit(session, principal, "memory.deleted", memory_id, detail={"reason": reason})
+            self._writer.audit(
+                session, principal, "memory.deleted", memory_id, detail={"reason": reason}
+            )
             return to_memory(row)
 
     def set_legal_hold(
@@ -425,7 +501,7 @@ class MemoryBank:
             row = self._row(session, principal, memory_id, allow_expired=True, for_update=True)
             row.legal_hold = hold
             row.legal_hold_reason = reason if hold else None
-            self._audit(
+            self._writer.audit(
                 session,
                 principal,
                 "legal_hold.set" if hold else "legal_hold.lifted",
@@ -469,7 +545,7 @@ class MemoryBank:
             row is None
             or row.tenant_id != principal.tenant_id
             or not can_read_scope(principal, row.scope)
-            or (not allow_expired and is_expired(_utc(row.expire_at), self._clock.now()))
+            or (not allow_expired and is_expired(utc(row.expire_at), self._clock.now()))
         ):
             raise NotFound("memory", memory_id)
         return row
@@ -517,184 +593,6 @@ class MemoryBank:
             )
         return candidates
 
-    def _apply(
-        self,
-        session: Session,
-        principal: Principal,
-        plan: consolidate.Plan,
-        *,
-        rows: dict[str, MemoryRow],
-        scope: dict[str, str],
-        scope_key: str,
-        events: Sequence[ConversationEvent],
-        policy: MemoryPolicy,
-        generation_id: str,
-        dry_run: bool,
-    ) -> list[MemoryChange]:
-        created: dict[int, str] = {}
-        changes: list[MemoryChange] = []
-        for index, step in enumerate(plan.steps):
-            fact = step.fact
-            memory_id = step.memory_id or (
-                created.get(step.target) if step.target is not None else None
-            )
-            source = _source(events, fact, generation_id)
-            change = MemoryChange(
-                action="unchanged",
-                topic=fact.topic,
-                fact=fact.fact,
-                memory_id=memory_id,
-                previous_fact=step.previous,
-                reason=step.reason,
-            )
-            if step.action == "unchanged":
-                changes.append(change)
-                continue
-            if step.action == "create":
-                if dry_run:
-                    changes.append(change.model_copy(update={"action": "created"}))
-                    continue
-                row = self._new_row(
-                    session,
-                    principal,
-                    scope=scope,
-                    scope_key=scope_key,
-                    fact=fact,
-                    operation="generate",
-                    source=source,
-                    policy=policy,
-                )
-                rows[row.memory_id] = row
-                created[index] = row.memory_id
-                changes.append(
-                    change.model_copy(update={"action": "created", "memory_id": row.memory_id})
-                )
-                continue
-            target = rows.get(memory_id or "")
-            if step.action == "delete" and target is not None and target.legal_hold:
-                changes.append(change.model_copy(update={"reason": "under legal hold: kept"}))
-                continue
-            action = "updated" if step.action == "update" else "deleted"
-            if step.action == "delete":
-                change = change.model_copy(update={"fact": step.previous or fact.fact})
-            changes.append(change.model_copy(update={"action": action}))
-            if dry_run or target is None:
-                continue
-            if step.action == "update":
-                target.fact, target.kind = fact.fact, fact.kind
-                self._embed_row(target)
-            else:
-                target.state = "deleted"
-            self._revise(
-                session,
-                principal,
-                target,
-                action=action,
-                operation="generate",
-                source=source,
-                policy=policy,
-                ttl="generate_updated" if step.action == "update" else None,
-            )
-        return changes
-
-    def _new_row(
-        self,
-        session: Session,
-        principal: Principal,
-        *,
-        scope: dict[str, str],
-        scope_key: str,
-        fact: ExtractedFact,
-        operation: str,
-        source: SourceRef,
-        policy: MemoryPolicy,
-        explicit_ttl: int | None = None,
-    ) -> MemoryRow:
-        now = self._clock.now()
-        row = MemoryRow(
-            memory_id=self._ids.new("mem"),
-            tenant_id=principal.tenant_id,
-            scope_key=scope_key,
-            scope=dict(scope),
-            topic=fact.topic,
-            kind=fact.kind,
-            fact=fact.fact,
-            state="active",
-            revision=0,
-            created_by=principal.user_id,
-            created_at=now,
-            updated_at=now,
-            expire_at=None,
-            legal_hold=False,
-        )
-        self._embed_row(row)
-        session.add(row)
-        session.flush()
-        self._revise(
-            session,
-            principal,
-            row,
-            action="created",
-            operation=operation,
-            source=source,
-            policy=policy,
-            ttl="create" if operation == "create" else "generate_created",
-            explicit_ttl=explicit_ttl,
-        )
-        return row
-
-    def _revise(
-        self,
-        session: Session,
-        principal: Principal,
-        row: MemoryRow,
-        *,
-        action: str,
-        operation: str,
-        source: SourceRef,
-        policy: MemoryPolicy,
-        ttl: TtlOperation | None,
-        explicit_ttl: int | None = None,
-    ) -> None:
-        """Bump the memory's revision and append the immutable revision row for it."""
-        now = self._clock.now()
-        if ttl is not None:
-            row.expire_at = memory_expiry(
-                policy, ttl, now=now, current=_utc(row.expire_at), explicit_seconds=explicit_ttl
-            )
-        row.revision += 1
-        row.updated_at = now
-        session.add(
-            MemoryRevisionRow(
-                memory_id=row.memory_id,
-                tenant_id=row.tenant_id,
-                revision=row.revision,
-                action=action,
-                topic=row.topic,
-                kind=row.kind,
-                fact=row.fact,
-                operation=operation,
-                source=source.model_dump(exclude_none=True),
-                actor=principal.user_id,
-                at=now,
-                memory_expire_at=row.expire_at,
-                expire_at=revision_expiry(policy, now=now),
-            )
-        )
-        if action in ("created", "updated"):
-            self._audit(
-                session,
-                principal,
-                f"memory.{action}",
-                row.memory_id,
-                after=f"{row.memory_id}@r{row.revision}",
-                detail={"scope": row.scope_key, "topic": row.topic, "operation": operation},
-            )
-
-    def _embed_row(self, row: MemoryRow) -> None:
-        row.embedding = pack(self._embedder.embed([row.fact])[0])
-        row.embedding_model = self._embedder.name
-
     def _vectors(self, rows: list[MemoryRow]) -> Vectors:
         """Stored vectors of this embedder's space; facts embedded by another model are redone."""
         dimension = self._embedder.dimension
@@ -708,56 +606,3 @@ class MemoryBank:
             for j, i in enumerate(missing):
                 stored[i] = fresh[j]
         return np.vstack([v for v in stored if v is not None]).astype(np.float32)
-
-    def _audit(
-        self,
-        session: Session,
-        principal: Principal,
-        action: str,
-        subject: str,
-        *,
-        before: str | None = None,
-        after: str | None = None,
-        detail: dict[str, object] | None = None,
-    ) -> None:
-        audit.record(
-            session,
-            clock=self._clock,
-            tenant_id=principal.tenant_id,
-            actor=principal.user_id,
-            action=action,
-            subject_type="memory",
-            subject_id=subject,
-            before_ref=before,
-            after_ref=after,
-            detail=dict(detail or {}),
-        )
-
-
-def _lock_scope(session: Session, tenant_id: str, scope_key: str) -> None:
-    """Serialise consolidation per scope: two generations for one scope at once would both see
-    "nothing similar yet" and create the same memory twice. SQLite writers already serialise
-    (BEGIN IMMEDIATE); PostgreSQL takes a transaction-scoped advisory lock on the scope."""
-    if session.get_bind().dialect.name != "postgresql":
-        return
-    digest = hashlib.sha256(f"memory-scope|{tenant_id}|{scope_key}".encode()).digest()
-    key = int.from_bytes(digest[:8], "big", signed=True)
-    session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
-
-
-def _source(
-    events: Sequence[ConversationEvent], fact: ExtractedFact, generation_id: str
-) -> SourceRef:
-    index = fact.event_index if 0 <= fact.event_index < len(events) else 0
-    event = events[index]
-    return SourceRef(
-        kind=event.kind,
-        event_id=event.event_id,
-        author=event.author,
-        excerpt=event.text[:500],
-        generation_id=generation_id,
-    )
-
-
-def _utc(value: datetime | None) -> datetime | None:
-    return as_utc(value) if value is not None else None

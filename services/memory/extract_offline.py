@@ -176,7 +176,8 @@ def third_person(fact: str, author: str) -> str:
         return re.sub(r"我們|我们|我司|本公司|敝公司|我", zh_subject, fact)
     out = re.sub(r"\b(we|us|I|me)\b", en_subject, fact, flags=_I)
     out = re.sub(r"\b(our|my)\b", f"{en_subject}'s", out, flags=_I)
-    out = re.sub(rf"\b{en_subject} ({'|'.join(_SINGULAR)})\b", _singular, out, flags=_I)
+    adverb = r"(?:(?:always|usually|often|also|really|only|never|still|normally) )?"
+    out = re.sub(rf"\b{en_subject} {adverb}({'|'.join(_SINGULAR)})\b", _singular, out, flags=_I)
     return out[:1].upper() + out[1:]
 
 
@@ -193,7 +194,6 @@ _SINGULAR = {
     "require": "requires",
     "work": "works",
     "expect": "expects",
-    "always": "always",
 }
 
 

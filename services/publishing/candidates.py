@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from services import audit
@@ -41,7 +41,7 @@ class MemoryQuotes(Protocol):
 class CandidateSource(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    kind: Literal["evidence", "memory", "run"]
+    kind: Literal["evidence", "memory", "run", "version"]  # version: a pending one adopted
     ref: str
     document_id: str | None = None
     version: int | None = None
@@ -166,6 +166,110 @@ class CandidateService:
             session.flush()
             return _view(row)
 
+    def propose_from_run(
+        self,
+        principal: Principal,
+        *,
+        run_id: str,
+        claim: int,
+        document_id: str,
+        title: str | None = None,
+        rationale: str | None = None,
+    ) -> CandidateView:
+        """An AI inference from a run's decision, proposed as a paragraph added to a document.
+
+        The claim's text is appended to the current approved body (the diff shows exactly the
+        addition) and its evidence ids become the sources; it stays an inference until a
+        knowledge owner approves and publishes it.
+        """
+        with self._db.read() as session:
+            self._check_run(session, principal, run_id)
+            run = session.get(Run, run_id)
+            claims = list(((run.decision if run else None) or {}).get("claims") or [])
+        if not 0 <= claim < len(claims):
+            raise InvalidInput(f"run {run_id} has {len(claims)} claim(s); no claim {claim}")
+        text = str(claims[claim].get("text", "")).strip()
+        current = self._current(principal, document_id)
+        body = f"{current.body.rstrip()}\n{text}" if current else text
+        return self.propose(
+            principal,
+            Proposal(
+                document_id=document_id,
+                body=body,
+                origin="inference",
+                title=title,
+                evidence_ids=[str(e) for e in claims[claim].get("evidence_ids", [])],
+                run_id=run_id,
+                rationale=rationale or f"AI inference from run {run_id}, claim {claim}",
+            ),
+        )
+
+    def adopt_pending(self, principal: Principal) -> list[CandidateView]:
+        """Document versions submitted as `pending_approval` (e.g. by an import) join the queue.
+
+        Each becomes one candidate whose source is that version; rejecting the candidate
+        rejects the version, publishing it publishes that version (a fact one keeps its number).
+        Idempotent: a version already in the queue is skipped.
+        """
+        if not principal.has_role(APPROVER_ROLE):
+            raise NotAuthorized("only a knowledge owner may fill the candidate queue")
+        with self._db.write() as session:
+            adopted = {
+                source.get("ref")
+                for row in session.scalars(
+                    select(CandidateRow).where(CandidateRow.tenant_id == principal.tenant_id)
+                )
+                for source in row.sources
+                if source.get("kind") == "version"
+            }
+            pending = session.scalars(
+                select(DocumentVersion)
+                .where(
+                    DocumentVersion.tenant_id == principal.tenant_id,
+                    DocumentVersion.status == DocStatus.pending_approval.value,
+                )
+                .order_by(DocumentVersion.document_id, DocumentVersion.version)
+            ).all()
+            created = []
+            for doc in pending:
+                ref = f"{doc.document_id}@{doc.version}"
+                if ref in adopted or not principal.can_read(tenant_id=doc.tenant_id, acl=doc.acl):
+                    continue
+                row = CandidateRow(
+                    candidate_id=self._ids.new("cand"),
+                    tenant_id=doc.tenant_id,
+                    document_id=doc.document_id,
+                    base_version=_latest_approved(session, doc.tenant_id, doc.document_id),
+                    doc_type=doc.doc_type,
+                    knowledge_class=KnowledgeClass.inference.value,
+                    title=doc.title,
+                    body=doc.body,
+                    acl=list(doc.acl),
+                    language=doc.language,
+                    customer_id=doc.customer_id,
+                    origin="inference"
+                    if doc.knowledge_class == KnowledgeClass.inference.value
+                    else "correction",
+                    sources=[
+                        CandidateSource(
+                            kind="version",
+                            ref=ref,
+                            document_id=doc.document_id,
+                            version=doc.version,
+                            content_hash=doc.content_hash,
+                        ).model_dump(mode="json")
+                    ],
+                    rationale=f"{ref} was submitted for approval as {doc.knowledge_class}",
+                    status=PENDING,
+                    proposed_by=doc.created_by,
+                    proposed_at=self._clock.now(),
+                )
+                session.add(row)
+                self._audit(session, principal, row, "candidate.adopted", None, PENDING)
+                created.append(row)
+            session.flush()
+            return [_view(row) for row in created]
+
     # ---- reads -----------------------------------------------------------------------------
     def list(
         self, principal: Principal, *, statuses: list[str] | None = None
@@ -217,6 +321,14 @@ class CandidateService:
             row = self._row(session, principal, candidate_id, lock=True)
             if row.status != PENDING:
                 raise InvalidInput(f"candidate {candidate_id} is {row.status}, not pending")
+            for version in adopted_versions(session, row):  # the submitted version goes too
+                self._knowledge.transition(
+                    session,
+                    version,
+                    target=DocStatus.rejected,
+                    actor=principal.user_id,
+                    reason=reason.strip(),
+                )
             return self._decide(session, principal, row, REJECTED, reason.strip())
 
     def mark_published(
@@ -361,6 +473,30 @@ class CandidateService:
                 "comment": comment,
             },
         )
+
+
+def adopted_versions(session: Session, row: CandidateRow) -> list[DocumentVersion]:
+    """The still pending document versions a candidate was adopted from."""
+    found = []
+    for source in row.sources:
+        if source.get("kind") != "version" or source.get("version") is None:
+            continue
+        version = session.get(
+            DocumentVersion, (row.tenant_id, row.document_id, int(source["version"]))
+        )
+        if version is not None and version.status == DocStatus.pending_approval.value:
+            found.append(version)
+    return found
+
+
+def _latest_approved(session: Session, tenant_id: str, document_id: str) -> int | None:
+    return session.scalar(
+        select(func.max(DocumentVersion.version)).where(
+            DocumentVersion.tenant_id == tenant_id,
+            DocumentVersion.document_id == document_id,
+            DocumentVersion.status == DocStatus.approved.value,
+        )
+    )
 
 
 def _refusal(

@@ -17,6 +17,7 @@ Eligibility itself is never cached. Purging a document evicts every entry that m
 from __future__ import annotations
 
 import hashlib
+import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterable, Sequence
@@ -29,6 +30,10 @@ import numpy.typing as npt
 
 from services.retrieval import text as text_analysis
 from services.retrieval.embedders import Vectors
+
+# bm25s sets its own logger to DEBUG on import and logs every index build: that floods logs
+# (and pytest's captured output) with nothing a person needs.
+logging.getLogger("bm25s").setLevel(logging.WARNING)
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -94,9 +99,8 @@ class TenantBlock:
     texts: list[str] = field(default_factory=list)
     titles: list[str] = field(default_factory=list)
     hashes: list[str] = field(default_factory=list)
-    tokens: list[list[str]] = field(default_factory=list)
     matched: list[str] = field(default_factory=list)  # normalised title + text for exact matching
-    units: list[frozenset[str]] = field(default_factory=list)
+    units: list[text_analysis.TextUnits] = field(default_factory=list)
     matrix: Vectors = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
 
     def add(self, payloads: Sequence[Payload]) -> None:
@@ -109,12 +113,14 @@ class TenantBlock:
             self.texts.append(payload.text)
             self.titles.append(payload.title)
             self.hashes.append(payload.content_hash)
-            self.tokens.append(text_analysis.tokens(f"{payload.title}\n{payload.text}"))
             normalized = text_analysis.normalize(f"{payload.title}\n{payload.text}")
             self.matched.append(normalized)
-            self.units.append(text_analysis.unit_set(normalized))
+            self.units.append(text_analysis.TextUnits.of(normalized))
         rows = np.vstack([p.vector for p in fresh]).astype(np.float32)
         self.matrix = rows if self.matrix.size == 0 else np.vstack([self.matrix, rows])
+
+    def tokens_of(self, row: int) -> list[str]:
+        return text_analysis.tokens(f"{self.titles[row]}\n{self.texts[row]}")
 
     def without(self, doomed: set[str]) -> TenantBlock:
         kept = [i for i, chunk_id in enumerate(self.ids) if chunk_id not in doomed]
@@ -124,7 +130,6 @@ class TenantBlock:
         block.texts = [self.texts[i] for i in kept]
         block.titles = [self.titles[i] for i in kept]
         block.hashes = [self.hashes[i] for i in kept]
-        block.tokens = [self.tokens[i] for i in kept]
         block.matched = [self.matched[i] for i in kept]
         block.units = [self.units[i] for i in kept]
         block.matrix = self.matrix[kept] if kept else np.zeros((0, 0), dtype=np.float32)
@@ -202,7 +207,9 @@ class RetrievalCaches:
         retriever = None
         if present:
             retriever = bm25s.BM25()
-            retriever.index([block.tokens[r] or [""] for r in rows], show_progress=False)
+            # Tokens are derived here rather than kept per chunk: as lists of short strings they
+            # would be the largest thing in the cache, and a view is built once per eligible set.
+            retriever.index([block.tokens_of(int(r)) or [""] for r in rows], show_progress=False)
         view = LexicalView(fingerprint=key[2], rows=rows, chunk_ids=tuple(present), bm25=retriever)
         self.views.put(key, view)
         return view

@@ -22,6 +22,7 @@ Similarity never decides on its own except across scripts, and then only as a ra
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 
 from services.retrieval import text as text_analysis
@@ -98,12 +99,12 @@ class Item:
 
     evidence_ids: tuple[str, ...]
     text: str  # normalised title + quotes
-    units: frozenset[str]
+    units: Container[str]  # text_analysis.TextUnits of `text`, or a unit_set
     quote: str  # the quotes, in rank order
     vector_z: float  # best standing of its chunks in the vector signal (see Candidate.vector_z)
 
 
-def term_found(term: Term, text: str, units: frozenset[str]) -> bool:
+def term_found(term: Term, text: str, units: Container[str]) -> bool:
     if term.kind == "identifier":
         return text_analysis.contains_identifier(text, term.text)
     return term.coverage(units) >= TERM_SHARE

@@ -392,7 +392,7 @@ def _judge(
             Item(
                 evidence_ids=tuple(e.evidence_id for e in parts),
                 text="\n".join(block.matched[r] for r in rows),
-                units=frozenset().union(*(block.units[r] for r in rows)),
+                units=text_analysis.TextUnits.joined(block.units[r] for r in rows),
                 quote="\n".join(e.quote for e in parts),
                 vector_z=max(vector_z.get(e.chunk_id, 0.0) for e in parts),
             )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
+from collections.abc import Container, Iterable
 from dataclasses import dataclass
 
 import opencc
@@ -220,7 +221,7 @@ class Term:
     display: str  # as it should be reported in `missing`
     kind: str  # "identifier" | "word" | "cjk"
 
-    def coverage(self, units: frozenset[str]) -> float:
+    def coverage(self, units: Container[str]) -> float:
         """Share of the term found in a text with these units.
 
         A CJK term has no word boundaries: a character counts as found when a bigram it belongs
@@ -299,17 +300,47 @@ def _function_words() -> tuple[str, ...]:
 
 def unit_set(normalized_text: str) -> frozenset[str]:
     """Everything a Term can match in a text: CJK unigrams+bigrams, stemmed words, identifiers."""
-    units: set[str] = set()
-    for match in _TOKEN_OR_CJK.finditer(normalized_text):
-        piece = match.group()
-        if _CJK_RUN.fullmatch(piece):
-            units.update(piece)
-            units.update(piece[i : i + 2] for i in range(len(piece) - 1))
-        else:
-            units.add(piece)
-            units.add(stem(piece))
-            units.update(stem(p) for p in re.split(r"[-_./]", piece) if p)
+    units: set[str] = set(_word_units(normalized_text))
+    for piece in _CJK_RUN.findall(normalized_text):
+        units.update(piece)
+        units.update(piece[i : i + 2] for i in range(len(piece) - 1))
     return frozenset(units)
+
+
+@dataclass(frozen=True, slots=True)
+class TextUnits:
+    """Answers `unit in unit_set(text)` without holding the set, for texts kept in caches.
+
+    A CJK unigram or bigram is a unit exactly when it occurs in the text (two CJK characters
+    side by side always belong to one CJK run), so only the few word units are stored; a full
+    set per chunk would cost tens of kilobytes.
+    """
+
+    text: str  # normalised; several texts are joined by newlines, which no unit spans
+    words: frozenset[str]
+
+    @classmethod
+    def of(cls, normalized_text: str) -> TextUnits:
+        return cls(normalized_text, frozenset(_word_units(normalized_text)))
+
+    @classmethod
+    def joined(cls, parts: Iterable[TextUnits]) -> TextUnits:
+        parts = list(parts)
+        return cls("\n".join(p.text for p in parts), frozenset().union(*(p.words for p in parts)))
+
+    def __contains__(self, unit: object) -> bool:
+        if not isinstance(unit, str) or not unit:
+            return False
+        if len(unit) <= 2 and _CJK_RUN.fullmatch(unit):
+            return unit in self.text
+        return unit in self.words
+
+
+def _word_units(normalized_text: str) -> Iterable[str]:
+    for piece in _WORD.findall(normalized_text):
+        yield piece
+        yield stem(piece)
+        yield from (stem(p) for p in re.split(r"[-_./]", piece) if p)
 
 
 @functools.lru_cache(maxsize=16384)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 
 from app_pages import _session
@@ -101,3 +103,19 @@ def test_an_invalid_grant_is_an_error_line_not_a_traceback(home):
     assert not at.exception
     assert at.error[0].value.startswith("a grant looks like customer")
     assert _session.services().directory.principal("a.sales").grants == ("customer:C-ACME",)
+
+
+def test_the_date_range_includes_the_to_day_and_nothing_after_it(shared_home):
+    services = _session.services()
+    admin = services.directory.principal("a.admin")
+    (newest,) = services.audit.page(admin, AuditQuery(), limit=1).items
+    day = newest.at.date()
+    at = audit_page("a.admin")
+    at.date_input(key="audit.since").set_value(day)
+    at.date_input(key="audit.until").set_value(day).run()
+    assert not at.exception
+    shown = at.dataframe[0].value
+    assert newest.id in set(shown["#"])
+    assert {value[:10] for value in shown["時間 at (UTC)"]} == {day.isoformat()}
+    at.date_input(key="audit.since").set_value(day + timedelta(days=1)).run()
+    assert "沒有符合的紀錄" in texts(at)

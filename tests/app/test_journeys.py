@@ -162,6 +162,13 @@ def test_a_source_conflict_is_settled_with_a_reason_and_audited(home):
     page = texts(at)
     assert "SOP\\-ANODIZE\\@1" in page and "SOP\\-ANODIZE\\-QC\\@1" in page
     [choice] = [r for r in at.radio if r.key and r.key.startswith("conflicts.Q43.")]
+    assert choice.value is None  # nothing preselected: submitting without a choice records nothing
+    [submit] = [b for b in at.button if b.label == "記錄決定 Record decision"]
+    submit.click().run()
+    assert [e.value for e in at.error] == ["請選擇權威來源或上報。Choose a source or escalate."]
+    admin = services().directory.principal("a.admin")
+    assert services().audit.search(admin, action="task.source_conflict_settled") == []
+    [choice] = [r for r in at.radio if r.key and r.key.startswith("conflicts.Q43.")]
     picked = next(option for option in choice.options if option.startswith("SOP-ANODIZE-QC@"))
     choice.set_value(picked)
     [reason] = [t for t in at.text_area if t.key and t.key.startswith("conflicts.Q43.")]
@@ -170,7 +177,6 @@ def test_a_source_conflict_is_settled_with_a_reason_and_audited(home):
     submit.click().run()
     assert not at.exception
 
-    admin = services().directory.principal("a.admin")
     [entry] = services().audit.search(admin, action="task.source_conflict_settled")
     assert entry.actor == "a.sales" and entry.subject_id == "Q43"
     assert entry.detail["reason"] == "品保規範 SOP-ANODIZE-QC 為客戶指定"

@@ -136,3 +136,27 @@ def test_a_draft_made_before_a_publication_is_flagged_stale_on_the_approvals_pag
     assert not after.exception
     page = texts(after)
     assert "no longer current" in page and "current v3" in page and "superseded" in page
+
+
+def test_submitted_versions_are_brought_into_the_queue_and_published(home):
+    at = knowledge_page()
+    at.button(key="knowledge.adopt").click().run()
+    assert not at.exception
+    options = at.selectbox(key="knowledge.pick").options
+    assert any("SOP-PACKING" in o for o in options) and any(
+        "MEMO-AI-LEADTIME" in o for o in options
+    )
+    services = _session.services()
+    owner = services.directory.principal("a.owner")
+    packing = next(
+        c
+        for c in services.candidates.list(owner, statuses=["pending"])
+        if c.document_id == "SOP-PACKING"
+    )
+    at.selectbox(key="knowledge.pick").select(packing.candidate_id).run()
+    assert "VCI" in shown(at)
+    at.button(key="knowledge.approve").click().run()
+    at.selectbox(key="knowledge.status").select("approved").run()
+    at.button(key="knowledge.publish").click().run()
+    assert not at.exception
+    assert "已發布 Published SOP\\-PACKING\\@2" in shown(at)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from app_pages import _session
 from tests.app.conftest import logged_in, texts
 
 PAGE = "app_pages/memories.py"
@@ -91,3 +92,19 @@ def test_a_memory_is_proposed_as_candidate_knowledge(home):
     at.button(key="FormSubmitter:memories.propose-提議 Propose").click().run()
     assert not at.exception, at.exception
     assert at.success[0].value.startswith("候選 cand")
+
+
+def test_admins_set_granular_ttls_and_a_ttl_in_seconds_survives_a_save(home):
+    at = memories_page("a.admin")
+    at.toggle(key="memories.granular").set_value(True)
+    at.number_input(key="memories.generate_created_ttl_seconds").set_value(2.0)
+    at.number_input(key="memories.create_ttl_seconds").set_value(60 / 86400)
+    at.button(key="FormSubmitter:memories.policy-儲存政策 Save policy").click().run()
+    assert not at.exception, at.exception
+    services = _session.services()
+    policy = services.memories.config.policy(services.directory.principal("a.admin"))
+    assert policy.granular is True
+    assert (policy.generate_created_ttl_seconds, policy.create_ttl_seconds) == (2 * 86400, 60)
+    at.button(key="FormSubmitter:memories.policy-儲存政策 Save policy").click().run()
+    again = services.memories.config.policy(services.directory.principal("a.admin"))
+    assert again == policy

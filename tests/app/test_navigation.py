@@ -79,6 +79,22 @@ def test_every_page_for_every_role(shared_home, role, user, page, allowed):
     assert at.title, f"{page} rendered nothing for {role}"
 
 
+@pytest.mark.parametrize(("role", "user"), list(USERS.items()))
+def test_task_and_evidence_pages_render_a_selection_for_every_role_that_has_them(
+    shared_home, role, user
+):
+    at = logged_in(user)
+    at.session_state[_session.Keys.TASK_ID] = "Q42"
+    at.session_state[_session.Keys.EVIDENCE_ID] = "SOP-LEADTIME@2:0-20"
+    for entry in _registry.entries_for(_session.services().directory.principal(user)):
+        at.switch_page(entry.path).run()
+        assert not at.exception, (entry.name, at.exception)
+        if entry.name == "task":
+            assert "任務 Q42" in [t.value for t in at.title]
+        if entry.name == "evidence":
+            assert any(":orange-background[" in m.value for m in at.markdown)
+
+
 @pytest.mark.parametrize(
     ("user", "page"),
     [
@@ -147,3 +163,14 @@ def test_the_service_root_keeps_secrets_and_follows_the_store(home, monkeypatch,
     _session._services.clear()
     monkeypatch.delenv("MEMDESK_GEMINI_API_KEY")
     assert _session.services().settings.resolved_home == home.resolve()
+
+
+def test_another_tenants_task_on_the_task_page_is_not_found(shared_home):
+    at = logged_in("b.sales")
+    at.session_state[_session.Keys.TASK_ID] = "Q42"
+    at.switch_page("app_pages/task.py").run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["找不到 Not found: task Q42"]
+    assert "SUS304" not in texts(at)
+    at.button(key="task.repick").click().run()
+    assert at.text_input(key="task.pick").value == ""

@@ -12,10 +12,11 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 
 from services import bootstrap
 from services.settings import Settings
@@ -23,10 +24,16 @@ from tests.e2e import xss
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
-SCREENSHOTS = ROOT / "docs" / "screenshots"
+ARTIFACTS = ROOT / "test-artifacts"
+# Every run saves its screenshots; `make screenshots` points this at docs/screenshots (the README's)
+# so an ordinary test run never rewrites tracked files.
+SCREENSHOTS = Path(os.environ.get("MEMDESK_SCREENSHOTS_DIR") or ARTIFACTS / "screenshots")
 # Waits are on elements and conditions; this is only how long a condition may take at most.
 TIMEOUT_MS = 60_000
 SERVER_START_S = 90.0
+# Assertions wait as long as actions do: a loaded 2-core CI machine renders slowly.
+expect.set_options(timeout=TIMEOUT_MS)
+LOOPBACK = {"127.0.0.1", "localhost"}
 PASSWORD = "memdesk-demo"  # the demo password `memdesk seed-demo` gives (README)
 ENV_CLEARED = (
     "MEMDESK_DATABASE_URL",
@@ -130,6 +137,10 @@ def console(seeded_store: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+        log.ended.wait(timeout=10)
+        # Kept for a failed run's post-mortem (test-artifacts/ is git-ignored).
+        ARTIFACTS.mkdir(exist_ok=True)
+        (ARTIFACTS / "e2e-streamlit.log").write_text(log.text(), encoding="utf-8")
 
 
 @pytest.fixture(scope="session")
@@ -163,6 +174,9 @@ def page(browser: Browser) -> Iterator[Page]:
     """A fresh browser context per test: its own cookies, so its own Streamlit session."""
     context = browser.new_context(viewport={"width": 1440, "height": 1000}, locale="zh-TW")
     context.set_default_timeout(TIMEOUT_MS)
+    # The tests stay offline: anything not served by the console on loopback is aborted (the
+    # `request` event still fires first, so a test can see that it was attempted).
+    context.route(lambda url: urlsplit(url).hostname not in LOOPBACK, lambda route: route.abort())
     opened = context.new_page()
     yield opened
     context.close()
@@ -170,5 +184,6 @@ def page(browser: Browser) -> Iterator[Page]:
 
 @pytest.fixture(scope="session")
 def screenshots() -> Path:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return SCREENSHOTS
+    directory = SCREENSHOTS if SCREENSHOTS.is_absolute() else ROOT / SCREENSHOTS
+    directory.mkdir(parents=True, exist_ok=True)
+    return directory

@@ -14,18 +14,28 @@ def key(name: str) -> str:
     return ".st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", name.strip())
 
 
-def log_in(page: Page, console: Console, user_id: str, *, path: str = "") -> None:
-    page.goto(f"{console.url}/{path}")
+def field(page: Page, name: str) -> Locator:
+    """The input or text area of the widget with `key=name` (labels change, keys do not)."""
+    return page.locator(key(name)).locator("input, textarea").first
+
+
+def log_in(page: Page, console: Console, user_id: str) -> None:
+    page.goto(console.url)
     page.get_by_test_id("stApp").wait_for()
-    page.get_by_label("使用者 User id").fill(user_id)
-    page.get_by_label("密碼 Password").fill(PASSWORD)
+    submit_login(page, user_id)
+
+
+def submit_login(page: Page, user_id: str) -> None:
+    """Fill and submit the login form the page shows."""
+    field(page, "login.user_id").fill(user_id)
+    field(page, "login.password").fill(PASSWORD)
     page.get_by_role("button", name="登入 Log in").click()
     page.locator(key("auth.logout")).wait_for()
 
 
 def log_out(page: Page) -> None:
     page.locator(key("auth.logout")).get_by_role("button").click()
-    page.get_by_label("密碼 Password").wait_for()
+    field(page, "login.password").wait_for()
     expect(page.locator(key("auth.logout"))).to_have_count(0)
 
 
@@ -42,3 +52,10 @@ def main(page: Page) -> Locator:
 def settled(page: Page) -> None:
     """The script run has finished (Streamlit shows no 'running' indicator)."""
     expect(page.get_by_test_id("stStatusWidget")).to_have_count(0)
+
+
+def fresh(page: Page, name: str) -> Locator:
+    """The element with `key=name` once the current script run has rendered it (not stale)."""
+    element = page.locator(key(name))
+    expect(element).to_have_attribute("data-stale", "false")
+    return element

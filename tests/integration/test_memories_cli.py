@@ -137,6 +137,7 @@ def test_topics_policy_hold_and_purge(env):
         (["topics", "set", "Bad Label", "--as", "a.admin", "--description", "x"], "label"),
         (["policy", "--as", "a.admin", "--set", '{"default_ttl_seconds": -5}'], "--set"),
         (["search", "", "--as", "a.sales", "--scope", "task_id=Q42"], "needs a query"),
+        (["search", "x", "--as", "a.sales", "--scope", "task_id=Q42", "--k", "0"], "k must be"),
     ],
 )
 def test_bad_input_exits_2_and_names_the_problem(env, args, message):

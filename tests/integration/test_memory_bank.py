@@ -267,3 +267,24 @@ def test_a_custom_topic_is_learnt_from_its_examples_without_keywords(loaded):
     kept = generate(loaded, "出貨前請拍照片給我們確認！", scope={"task_id": "Q2"})
     assert [(c.action, c.topic) for c in kept.changes] == [("created", "shipping_photos")]
     assert generate(loaded, "今天天氣很好。", scope={"task_id": "Q3"}).applied == ()
+
+
+def test_a_users_own_memories_stay_theirs(loaded):
+    mine = {"user_id": "a.sales"}
+    generate(loaded, "請記住：我習慣用英文報價單。", scope=mine)
+    assert facts(loaded, scope=mine) == ["我習慣用英文報價單"]
+    with pytest.raises(NotAuthorized):
+        facts(loaded, user="a.sales2", scope=mine)
+    assert [s.scope for s in loaded.memories.scopes(principal(loaded, "a.sales2"))] == []
+    assert facts(loaded, user="a.owner", scope=mine) == ["我習慣用英文報價單"]
+
+
+def test_a_memory_never_comes_back_as_retrieval_evidence(loaded):
+    sales = principal(loaded, "a.sales")
+    memory = loaded.memories.create(
+        sales, scope=Q42, topic="key_task_details", fact="標準交期一律 4 日"
+    )
+    result = loaded.retrieval.retrieve(sales, "標準交期一律 4 日", k=5)
+    assert "SOP-LEADTIME" in {e.document_id for e in result.evidence}  # the SOP still serves
+    assert all("一律 4 日" not in e.quote for e in result.evidence)
+    assert memory.memory_id not in {e.document_id for e in result.evidence}

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from services.bootstrap import Services
-from services.errors import InvalidInput, NotFound
+from services.errors import InvalidInput, NotAuthorized, NotFound
 from services.publishing.candidates import Proposal
 from tests.support.corpus import write_corpus
 from tests.support.publishing import (
@@ -184,3 +184,77 @@ def test_a_draft_citing_v2_is_flagged_stale_after_v3_is_published(published: Ser
     ]
     flagged = s.audit.search(who(s, "a.admin"), action="draft.citation_superseded")
     assert [e.subject_id for e in flagged] == [str(draft.id)]
+
+
+def test_an_ai_inference_from_a_run_is_proposed_as_an_addition_with_its_sources(
+    published: Services,
+) -> None:
+    s = published
+    sales = who(s, "a.sales")
+    result = s.resumer.resume(
+        sales, "Q42", supplement="客戶確認需要特殊檢驗，請接著處理。", as_of=AS_OF
+    )
+    claims = result.decision["claims"] if result.decision else []
+    index = next(i for i, c in enumerate(claims) if c["evidence_ids"])
+    candidate = s.candidates.propose_from_run(
+        sales, run_id=result.run.run_id, claim=index, document_id="SOP-LEADTIME"
+    )
+    assert (candidate.origin, candidate.knowledge_class, candidate.run_id) == (
+        "inference",
+        "inference",
+        result.run.run_id,
+    )
+    assert {src.ref for src in candidate.sources if src.kind == "evidence"} == set(
+        claims[index]["evidence_ids"]
+    )
+    review = s.candidates.review(who(s, "a.owner"), candidate.candidate_id)
+    added = "".join(seg.text for seg in review.diff.inline if seg.kind == "insert")
+    assert added.strip() == claims[index]["text"].strip()
+    assert not [seg for seg in review.diff.inline if seg.kind == "delete"]
+    with pytest.raises(NotFound):
+        s.candidates.propose_from_run(
+            who(s, "b.owner"), run_id=result.run.run_id, claim=index, document_id="X"
+        )
+    with pytest.raises(InvalidInput, match="no claim"):
+        s.candidates.propose_from_run(
+            sales, run_id=result.run.run_id, claim=len(claims), document_id="SOP-LEADTIME"
+        )
+
+
+def test_pending_versions_join_the_queue_once_and_publish_under_their_own_number(
+    published: Services,
+) -> None:
+    s = published
+    owner = who(s, "a.owner")
+    with pytest.raises(NotAuthorized):
+        s.candidates.adopt_pending(who(s, "a.sales"))
+    adopted = {c.document_id: c for c in s.candidates.adopt_pending(owner)}
+    assert set(adopted) == {"SOP-PACKING", "MEMO-AI-LEADTIME"}
+    assert s.candidates.adopt_pending(owner) == []  # idempotent
+    packing, memo = adopted["SOP-PACKING"], adopted["MEMO-AI-LEADTIME"]
+    assert (packing.base_version, packing.origin, memo.origin) == (1, "correction", "inference")
+    assert all(c.knowledge_class == "inference" for c in adopted.values())
+
+    s.candidates.approve(owner, packing.candidate_id)
+    result = s.publisher.publish(owner, packing.candidate_id)
+    assert (result.document.ref, result.superseded) == ("SOP-PACKING@2", [1])
+    assert result.document.valid_from == s.clock.now().date()  # effective when switched
+
+    s.candidates.reject(owner, memo.candidate_id, reason="工程部未確認，不得一律加 3 日")
+    assert s.knowledge.get(owner, "MEMO-AI-LEADTIME", 1).status == "rejected"
+    hits = s.retrieval.retrieve(who(s, "a.sales"), "不鏽鋼 包裝", as_of=AS_OF).evidence
+    assert {e.ref for e in hits if e.document_id == "SOP-PACKING"} == {"SOP-PACKING@2"}
+
+
+def test_a_run_started_after_the_switch_cites_v3_and_never_v2(published: Services) -> None:
+    s = published
+    candidate = approved_leadtime(s)
+    s.publisher.publish(who(s, "a.owner"), candidate.candidate_id)
+    result = s.resumer.resume(
+        who(s, "a.sales"), "Q42", supplement="客戶確認需要特殊檢驗，請接著處理。", as_of=AS_OF
+    )
+    assert result.decision is not None
+    cited = {eid for claim in result.decision["claims"] for eid in claim["evidence_ids"]}
+    assert any(eid.startswith("SOP-LEADTIME@3:") for eid in cited)
+    assert not any(eid.startswith("SOP-LEADTIME@2:") for eid in cited)
+    assert {e.ref for e in result.evidence if e.document_id == "SOP-LEADTIME"} == {"SOP-LEADTIME@3"}

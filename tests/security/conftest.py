@@ -15,6 +15,7 @@ from services import bootstrap
 from services.bootstrap import Services
 from services.clock import FakeClock, SequentialIds
 from services.principals import ROLES, Principal
+from services.publishing.candidates import Proposal
 from services.settings import Settings
 from tests.support import pg
 
@@ -36,6 +37,10 @@ class Targets:
     evidence: str
     user: str
     memory: str
+    candidate: str
+    decided_candidate: str
+    revoked_document: str
+    hold: int
 
     def values(self) -> list[str]:
         """Every key, and the document version a citation names (messages quote either)."""
@@ -55,6 +60,10 @@ MISSING = Targets(
     evidence="DOC-NOWHERE@2:0-40",
     user="x.nobody",
     memory="mem-nowhere",
+    candidate="cand-nowhere",
+    decided_candidate="cand-nowhere-decided",
+    revoked_document="DOC-NOWHERE-REVOKED",
+    hold=987_653,
 )
 # The scope of tenant A's memory: a customer's task (needs the customer grant to read).
 MEMORY_SCOPE = {"customer_id": "C-ACME", "task_id": "Q42"}
@@ -94,6 +103,18 @@ def build_world(settings: Settings) -> World:
     memory = services.memories.create(
         sales, scope=MEMORY_SCOPE, topic="customer_preferences", fact="艾克美偏好以 PE 袋單件包裝"
     )
+    owner = services.directory.principal("a.owner")
+    admin = services.directory.principal("a.admin")
+    candidate = services.candidates.propose(
+        sales, Proposal(document_id="SOP-LEADTIME", body="標準交期 15 日；特殊檢驗加 3 日（提案）")
+    )
+    decided = services.candidates.propose(
+        sales, Proposal(document_id="SOP-PACKING", body="包裝改用 VCI 防鏽袋（提案）")
+    )
+    services.candidates.reject(owner, decided.candidate_id, reason="probe: not now")
+    hold = services.retention.set_hold(
+        admin, record_type="task", record_id="T-CREATE", reason="probe"
+    )
     # Held, so that a delete aimed at it proves it was found without deleting it.
     services.memories.set_legal_hold(
         services.directory.principal("a.admin"), memory.memory_id, hold=True, reason="probe"
@@ -109,6 +130,10 @@ def build_world(settings: Settings) -> World:
         evidence=resumed.evidence[0].evidence_id,
         user="a.sales",
         memory=memory.memory_id,
+        candidate=candidate.candidate_id,
+        decided_candidate=decided.candidate_id,
+        revoked_document="NOTE-RUSH-FEE",
+        hold=hold.id,
     )
     owner = services.directory.principal("a.admin")
     a_documents = {
@@ -122,14 +147,9 @@ def build_world(settings: Settings) -> World:
     return World(services=services, real=real, a_markers=markers)
 
 
-@pytest.fixture(
-    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-)
-def world(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[World]:
-    home: Path = tmp_path_factory.mktemp("security")
-    if request.param == "sqlite":
+def _world(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[World]:
+    home: Path = tmp_path_factory.mktemp(f"security-{backend}")
+    if backend == "sqlite":
         url = f"sqlite:///{home / 'memdesk.db'}"
         name = None
     else:
@@ -141,3 +161,24 @@ def world(
     built.services.close()
     if name is not None:
         pg.drop_database(name)
+
+
+# One world per backend for the whole session: the suites only read it, or write records no
+# other case looks at (tenant B's own task and memory, harmless controls in tenant A).
+@pytest.fixture(scope="session")
+def sqlite_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    yield from _world(tmp_path_factory, "sqlite")
+
+
+@pytest.fixture(scope="session")
+def postgresql_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    yield from _world(tmp_path_factory, "postgresql")
+
+
+@pytest.fixture(
+    scope="session", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+)
+def world(request: pytest.FixtureRequest) -> World:
+    """The isolation tables run on both backends (tenant filters are SQL)."""
+    world: World = request.getfixturevalue(f"{request.param}_world")
+    return world

@@ -25,6 +25,7 @@ from services.errors import MemdeskError, NotFound
 from services.knowledge import KnowledgeStore
 from services.memory.types import ConversationEvent
 from services.principals import Principal
+from services.publishing.candidates import Proposal
 from tests.security.conftest import AS_OF, MEMORY_SCOPE, MISSING, Targets, World, root_of
 
 Call = Callable[[Services, Principal, Targets], Any]
@@ -254,6 +255,72 @@ CASES: dict[str, Case] = {
     "memories.search": Case(
         lambda s, p, t: s.memories.search(p, scope=_scope(t), query="包裝 PE 袋"), listing=True
     ),
+    # ---- candidate knowledge, publishing, citation checks
+    "candidates.get": Case(lambda s, p, t: s.candidates.get(p, t.candidate), owner="a.sales"),
+    "candidates.review": Case(lambda s, p, t: s.candidates.review(p, t.candidate), owner="a.owner"),
+    "candidates.list": Case(lambda s, p, t: s.candidates.list(p), listing=True),
+    "candidates.approve": Case(
+        lambda s, p, t: s.candidates.approve(p, t.decided_candidate),
+        owner="a.owner",  # found: it is rejected, not pending
+    ),
+    "candidates.reject": Case(
+        lambda s, p, t: s.candidates.reject(p, t.decided_candidate, reason="probe"),
+        owner="a.owner",
+    ),
+    "candidates.propose": Case(
+        # Sources are looked up as the proposer: A's evidence is B's missing evidence.
+        lambda s, p, t: s.candidates.propose(
+            p, Proposal(document_id="DOC-PROBE", body="probe", evidence_ids=[t.evidence])
+        ),
+        owner="a.sales",
+    ),
+    "candidates.propose_from_run": Case(
+        lambda s, p, t: s.candidates.propose_from_run(
+            p, run_id=t.run, claim=999, document_id=t.document
+        ),
+        owner="a.sales",  # found: the run has no claim 999
+    ),
+    "publisher.publish": Case(
+        lambda s, p, t: s.publisher.publish(p, t.decided_candidate),
+        owner="a.owner",  # found: rejected, not approved
+    ),
+    "publisher.publications": Case(
+        lambda s, p, t: s.publisher.publications(p, candidate_id=t.candidate), listing=True
+    ),
+    "publisher.revoke": Case(
+        lambda s, p, t: s.publisher.revoke(p, t.revoked_document, reason="probe"),
+        owner="a.owner",  # found: already revoked
+    ),
+    "citations.check_approval": Case(
+        lambda s, p, t: s.citations.check_approval(p, t.approval, as_of=AS_OF), owner="a.sales"
+    ),
+    "citations.check": Case(
+        lambda s, p, t: [
+            c.state
+            for c in s.citations.check(
+                p,
+                [{"document_id": t.document, "version": t.version, "evidence_id": t.evidence}],
+                as_of=AS_OF,
+            )
+        ],
+        listing=True,
+    ),
+    # ---- retention and legal holds (admins, their own tenant)
+    "retention.policies": Case(lambda s, p, t: s.retention.policies(p), listing=True),
+    "retention.set_policy": Case(
+        lambda s, p, t: s.retention.set_policy(p, record_type="document", days=None),
+        listing=True,
+    ),
+    "retention.holds": Case(lambda s, p, t: s.retention.holds(p), listing=True),
+    "retention.set_hold": Case(
+        lambda s, p, t: s.retention.set_hold(
+            p, record_type="task", record_id=t.task, reason="probe"
+        ),
+        owner="a.admin",
+    ),
+    "retention.lift_hold": Case(
+        lambda s, p, t: s.retention.lift_hold(p, t.hold, reason="probe"), owner="a.admin"
+    ),
     # ---- identity, users and resume
     "directory.tenant": Case(lambda s, p, t: s.directory.tenant(p), listing=True),
     "directory.users": Case(lambda s, p, t: s.directory.users(p), listing=True),
@@ -303,6 +370,10 @@ SYSTEM = {
     "supervisor.*": "runs a claimed run as its requester",
     "worker.*": "claims and executes runs",
     "retrieval.caches": "cache handle for the index maintenance",
+    "candidates.mark_published": "inside the publisher's switch transaction",
+    "retention.purge_expired": "retention job (CLI purge-expired)",
+    "retention.record_types": "configuration read (which record types take part)",
+    "retention.register": "composition root wiring",
     "memories.purge_expired": "retention job (CLI purge-expired)",
     "memories.extractor_name": "configuration read (which extractor runs)",
     "accounts.*": "login and the CLI's account management: before any principal exists",
@@ -431,15 +502,17 @@ def test_listings_of_another_tenant_hold_only_its_own_rows(world):
             *s.approvals.search(intruder, limit=1000),
             *s.runs.search(intruder, limit=1000),
             *(
-                entry  # an export records the filters B typed: B's own words, not A's data
+                # Exports and B's own memories record what B typed (filters, scope keys such as
+                # task_id=Q42): B's own words, not A's data.
+                entry
                 for entry in (s.audit.search(intruder, limit=5000) if who == "b.root" else [])
-                if entry.action != "audit.exported"
+                if entry.action != "audit.exported" and not entry.action.startswith("memory.")
             ),
             *s.approval_flow.queue(intruder),
         ]
         tenants = {getattr(r, "tenant_id", None) or r.state.tenant_id for r in rows}
         assert tenants <= {"B"}, (who, tenants)
-        assert not leaked(world, _dump(rows)), who
+        assert not leaked(world, _dump(rows)), (who, [r for r in rows if leaked(world, _dump([r]))])
         counts = s.tasks.status_counts(intruder)
         assert sum(counts.values()) == s.tasks.search(intruder, limit=1000).total >= 1
 

@@ -8,7 +8,7 @@ from typing import Any
 from services.bootstrap import Services
 from services.principals import Principal
 from services.publishing.candidates import CandidateView, Proposal
-from tests.support.corpus import corpus_dict
+from tests.support.corpus import corpus_dict, doc
 
 AS_OF = date(2026, 11, 29)
 LEADTIME_QUERY = "標準交期是幾天"
@@ -36,6 +36,24 @@ def publishing_corpus() -> dict[str, Any]:
             "grants": [],
         }
     )
+    corpus["documents"] += [
+        doc("SOP-PACKING", 1, body="不鏽鋼零件以 PE 袋單件包裝。"),
+        doc(
+            "SOP-PACKING",
+            2,
+            status="pending_approval",
+            valid_from="2026-12-01",
+            body="不鏽鋼零件一律改用 VCI 防鏽袋單件包裝。",
+        ),
+        doc(
+            "MEMO-AI-LEADTIME",
+            1,
+            status="pending_approval",
+            knowledge_class="inference",
+            doc_type="note",
+            body="建議將「特殊檢驗一律增加 3 日」寫入交期標準作業程序。",
+        ),
+    ]
     return corpus
 
 

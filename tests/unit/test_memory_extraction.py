@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.errors import InvalidInput
 from services.memory import consolidate
@@ -121,6 +123,7 @@ def test_custom_topic_keywords_and_negative_examples():
     ("text", "author", "expected"),
     [
         ("We prefer VCI bags.", "customer", "The customer prefers VCI bags"),
+        ("We always want a test report.", "customer", "The customer always wants a test report"),
         ("我們偏好 VCI 袋。", "customer", "客戶偏好 VCI 袋"),
         ("Our plant is in Ohio.", "customer", "The customer's plant is in Ohio"),
     ],
@@ -222,3 +225,23 @@ def test_bad_scopes_are_refused(scope):
 
 def test_scope_key_is_order_independent():
     assert canonical_scope({"task_id": "Q42", "customer_id": "C"}) == "customer_id=C&task_id=Q42"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    text=st.text(
+        alphabet=st.sampled_from(
+            list("交期數量件天內需要檢驗請記住忘記我們偏好SUS304 1,2.5±mm?？。，we prefer")
+        ),
+        min_size=1,
+        max_size=80,
+    )
+)
+def test_extraction_never_fails_and_every_fact_has_an_enabled_topic(text):
+    found = OfflineExtractor(embedder=HashingEmbedder()).extract(
+        [ConversationEvent(text=text)], topics=MANAGED_TOPICS
+    )
+    labels = {t.label for t in MANAGED_TOPICS}
+    for fact in (*found.facts, *found.forget):
+        assert fact.topic in labels
+        assert fact.fact.strip() == fact.fact and fact.fact
