@@ -24,12 +24,10 @@ class Keys:
 
     USER_ID = "auth.user_id"  # local login: the authenticated user id
     TASK_ID = "view.task_id"  # the task the task page shows
-    TASK_SEEN_REVISION = "view.task_seen_revision"  # revision the reviewer looked at
     EVIDENCE_ID = "view.evidence_id"  # the citation the evidence page shows
     EVIDENCE_RUN = "view.evidence_run_id"  # the run whose evidence pool recorded that citation
     INBOX_PAGE = "view.inbox_page"  # 0-based page number of the inbox
     INBOX_FILTERS = "view.inbox_filters"  # the filters that page number belongs to
-    LAST_RUN = "view.last_run_id"  # the run the task page just started
     TOAST = "view.toast"  # one message to toast on the next run (after a rerun)
     DECIDING = "view.deciding"  # [approval_id, approve?, seen revision] while confirming
     AUDIT_PAGE = "view.audit_page"  # 0-based page number of the audit log

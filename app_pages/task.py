@@ -27,9 +27,15 @@ top = st.container()
 work = st.container()
 rest = st.container()
 
-view = _ui.or_stop(lambda: services.desk.task_view(principal, task_id))
+try:
+    view = services.desk.task_view(principal, task_id)
+except MemdeskError as exc:
+    # Another tenant's task looks exactly like a missing one; let the person pick again.
+    st.session_state.pop(Keys.TASK_ID, None)
+    _ui.show_error(exc)
+    st.button("選擇其他任務 Choose another task", key="task.repick")
+    st.stop()
 state = view.record.state
-_session.remember(Keys.TASK_SEEN_REVISION, state.revision)
 
 # The run (if asked for) goes first so the header and draft below show what it changed; the
 # containers keep the page order: header, supplement and run, draft and timeline.
@@ -62,10 +68,8 @@ with work:
                     )
                     if failed and result.run.error:
                         st.error(_ui.escape(result.run.error))
-                    _session.remember(Keys.LAST_RUN, result.run.run_id)
             view = services.desk.task_view(principal, task_id)  # what the run changed
             state = view.record.state
-            _session.remember(Keys.TASK_SEEN_REVISION, state.revision)
 
 with top:
     st.title(f"任務 {_ui.escape(state.task_id)}")

@@ -61,6 +61,9 @@ class Settings(BaseSettings):
     memory_extractor: Literal["auto", "offline", "gemini"] = Field(
         default="auto", description="auto = Gemini when an API key is set, else offline."
     )
+    memory_consolidator: Literal["similarity", "gemini"] = Field(
+        default="similarity", description="gemini = the model decides against candidates."
+    )
     memory_default_ttl_seconds: int | None = Field(default=None, ge=1)
     memory_revision_ttl_seconds: int | None = Field(default=365 * 24 * 3600, ge=1)
     memory_revisions_per_candidate_count: int = Field(default=1, ge=1, le=50)

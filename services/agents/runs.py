@@ -21,7 +21,7 @@ from services.clock import Clock, IdGenerator, as_utc
 from services.contracts.task_state import TERMINAL as TERMINAL_TASK
 from services.contracts.task_state import TaskStatus
 from services.db.engine import Database
-from services.db.models import Run, RunEvent, TaskRow
+from services.db.models import Run, RunEvent, TaskRow, Tenant
 from services.errors import (
     BudgetExceeded,
     IllegalTransition,
@@ -378,6 +378,12 @@ class RunQueue:
 
     # ---- internals ---------------------------------------------------------------------
     def _check_limits(self, session: Session, tenant_id: str) -> None:
+        # Count and insert under the tenant's row lock: on PostgreSQL (READ COMMITTED) two
+        # concurrent enqueues would otherwise both see room for one more run and both insert.
+        # SQLite's immediate write transactions are serialised already.
+        session.execute(
+            select(Tenant.tenant_id).where(Tenant.tenant_id == tenant_id).with_for_update()
+        )
         now = self._clock.now()
         window = now - timedelta(minutes=1)
         recent = list(

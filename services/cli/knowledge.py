@@ -11,7 +11,8 @@ import typer
 from services.cli.main import AsUser, JsonFlag, _services, emit, run_command
 from services.errors import InvalidInput
 from services.publishing.candidates import CandidateReview, CandidateView, Proposal
-from services.publishing.publisher import PublishProgress, PublishResult, RevocationResult
+from services.publishing.publisher import PublishProgress, PublishResult
+from services.publishing.revocation import RevocationResult
 
 candidates_app = typer.Typer(no_args_is_help=True, help="Candidate knowledge: propose, review.")
 holds_app = typer.Typer(no_args_is_help=True, help="Legal holds (admins).")

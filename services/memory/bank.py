@@ -8,6 +8,7 @@ never evidence a claim may cite.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
+from services.agents.ports import TransientFailure
 from services.clock import Clock, IdGenerator
 from services.db.engine import Database
 from services.db.models_memory import MemoryRevisionRow, MemoryRow
@@ -70,6 +72,14 @@ class Extractor(Protocol):
     ) -> Extraction: ...
 
 
+@dataclass(frozen=True)
+class _RemoteDecision:
+    plan: consolidate.Plan
+    snapshot: dict[str, int]  # memory_id -> revision the model saw
+    model_calls: int
+    tokens: int
+
+
 class ScopeSummary(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -88,6 +98,7 @@ class MemoryBank:
         extractor: Extractor,
         config: MemoryConfig,
         defaults: MemoryPolicy,
+        consolidator: consolidate.Consolidator | None = None,
     ) -> None:
         self._db = db
         self._clock = clock
@@ -95,6 +106,7 @@ class MemoryBank:
         self._embedder = embedder
         self._writer = MemoryWriter(clock=clock, ids=ids, embedder=embedder)
         self._extractor = extractor
+        self._consolidator = consolidator or consolidate.SimilarityConsolidator()
         self.config = config
         self._defaults = defaults
 
@@ -136,21 +148,7 @@ class MemoryBank:
                 third_person=policy.third_person if third_person is None else third_person,
             )
         except MemdeskError as exc:
-            # A model call that produced nothing usable is still a model call: on the record.
-            usage = getattr(exc, "usage", None)
-            with self._db.write() as session:
-                self._writer.audit(
-                    session,
-                    principal,
-                    "memory.generation_failed",
-                    generation_id,
-                    detail={
-                        "scope": scope_key,
-                        "extractor": self._extractor.name,
-                        "reason": getattr(exc, "reason", type(exc).__name__),
-                        "model_calls": getattr(usage, "model_calls", 0),
-                    },
-                )
+            self._model_failed(principal, scope_key, generation_id, self._extractor.name, exc)
             raise
         dropped = [
             MemoryChange(action="dropped", topic=f.topic, fact=f.fact, reason="no enabled topic")
@@ -162,16 +160,30 @@ class MemoryBank:
             forget=tuple(f for f in extraction.forget if f.topic in enabled),
             extractor=extraction.extractor,
         )
+        decided = self._decide_remotely(
+            principal, kept, scope_key=scope_key, policy=policy, generation_id=generation_id
+        )
+        model_calls = extraction.model_calls + (decided.model_calls if decided else 0)
+        tokens = extraction.tokens + (decided.tokens if decided else 0)
         with self._db.write() as session:
             lock_scope(session, principal.tenant_id, scope_key)
             now = self._clock.now()
             rows = self._scope_rows(session, principal.tenant_id, scope_key, now)
-            plan = consolidate.plan(
-                kept,
-                self._candidates(session, rows, policy.revisions_per_candidate_count),
-                embed=self._embedder.embed,
-                threshold=policy.similarity_threshold,
-            )
+            if decided is not None:
+                if {r.memory_id: r.revision for r in rows} != decided.snapshot:
+                    raise TransientFailure(
+                        "memory_scope_changed",
+                        f"memories of {scope_key} changed while the model consolidated; "
+                        "generate again",
+                    )
+                plan = decided.plan
+            else:
+                plan, _, _ = consolidate.SimilarityConsolidator().decide(
+                    kept,
+                    self._candidates(session, rows, policy.revisions_per_candidate_count),
+                    embed=self._embedder.embed,
+                    threshold=policy.similarity_threshold,
+                )
             changes = self._writer.apply(
                 session,
                 principal,
@@ -194,8 +206,9 @@ class MemoryBank:
                     "extractor": extraction.extractor,
                     "events": len(events),
                     "changes": [c.action for c in changes],
-                    "model_calls": extraction.model_calls,
-                    "tokens": extraction.tokens,
+                    "consolidator": self._consolidator.name,
+                    "model_calls": model_calls,
+                    "tokens": tokens,
                 },
             )
         return GenerateResult(
@@ -204,9 +217,66 @@ class MemoryBank:
             dry_run=dry_run,
             extractor=extraction.extractor,
             changes=(*changes, *dropped),
-            model_calls=extraction.model_calls,
-            tokens=extraction.tokens,
+            model_calls=model_calls,
+            tokens=tokens,
         )
+
+    def _decide_remotely(
+        self,
+        principal: Principal,
+        kept: Extraction,
+        *,
+        scope_key: str,
+        policy: MemoryPolicy,
+        generation_id: str,
+    ) -> _RemoteDecision | None:
+        """A model consolidator decides outside any transaction, on a snapshot of the scope.
+        None when the local consolidator decides (under the lock) or there is nothing to
+        compare with."""
+        if not self._consolidator.remote or not (kept.facts or kept.forget):
+            return None
+        with self._db.read() as session:
+            rows = self._scope_rows(session, principal.tenant_id, scope_key, self._clock.now())
+            candidates = self._candidates(session, rows, policy.revisions_per_candidate_count)
+        if not candidates:
+            return None
+        try:
+            plan, calls, tokens = self._consolidator.decide(
+                kept, candidates, embed=self._embedder.embed, threshold=policy.similarity_threshold
+            )
+        except MemdeskError as exc:
+            self._model_failed(principal, scope_key, generation_id, self._consolidator.name, exc)
+            raise
+        return _RemoteDecision(
+            plan=plan,
+            snapshot={r.memory_id: r.revision for r in rows},
+            model_calls=calls,
+            tokens=tokens,
+        )
+
+    def _model_failed(
+        self,
+        principal: Principal,
+        scope_key: str,
+        generation_id: str,
+        component: str,
+        exc: MemdeskError,
+    ) -> None:
+        """A model call that produced nothing usable is still a model call: on the record."""
+        usage = getattr(exc, "usage", None)
+        with self._db.write() as session:
+            self._writer.audit(
+                session,
+                principal,
+                "memory.generation_failed",
+                generation_id,
+                detail={
+                    "scope": scope_key,
+                    "extractor": component,
+                    "reason": getattr(exc, "reason", type(exc).__name__),
+                    "model_calls": getattr(usage, "model_calls", 0),
+                },
+            )
 
     def create(
         self,

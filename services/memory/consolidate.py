@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
 
@@ -50,6 +50,40 @@ class Step:
 @dataclass
 class Plan:
     steps: list[Step] = field(default_factory=list)
+
+
+class Consolidator(Protocol):
+    """Decides what the extracted facts change. `remote` ones (a model) run outside the write
+    transaction, and the Memory Bank re-checks their candidates under the scope lock."""
+
+    name: str
+    remote: bool
+
+    def decide(
+        self,
+        extraction: Extraction,
+        candidates: Sequence[Candidate],
+        *,
+        embed: Embed,
+        threshold: float,
+    ) -> tuple[Plan, int, int]: ...
+
+
+class SimilarityConsolidator:
+    """The default: `plan` below, with the configured embedder; no model call."""
+
+    name = "similarity"
+    remote = False
+
+    def decide(
+        self,
+        extraction: Extraction,
+        candidates: Sequence[Candidate],
+        *,
+        embed: Embed,
+        threshold: float,
+    ) -> tuple[Plan, int, int]:
+        return plan(extraction, candidates, embed=embed, threshold=threshold), 0, 0
 
 
 def normalise(text: str) -> str:

@@ -8,6 +8,7 @@ from services.clock import Clock, IdGenerator
 from services.db.engine import Database
 from services.memory.bank import Extractor, MemoryBank
 from services.memory.config import MemoryConfig
+from services.memory.consolidate import Consolidator
 from services.memory.extract_offline import OfflineExtractor
 from services.memory.types import MemoryPolicy
 from services.retrieval.embedders import Embedder
@@ -37,6 +38,12 @@ def build_memory_bank(
     defaults = default_policy(settings)
     if extractor is None:
         extractor = _extractor(settings, genai_client, embedder)
+    consolidator: Consolidator | None = None
+    if settings.memory_consolidator == "gemini":
+        from services.agents.wiring import _caller
+        from services.memory.consolidate_gemini import GeminiConsolidator
+
+        consolidator = GeminiConsolidator(caller=_caller(settings, genai_client))
     return MemoryBank(
         db=db,
         clock=clock,
@@ -45,6 +52,7 @@ def build_memory_bank(
         extractor=extractor,
         config=MemoryConfig(db=db, clock=clock, defaults=defaults),
         defaults=defaults,
+        consolidator=consolidator,
     )
 
 

@@ -443,8 +443,13 @@ class CandidateService:
 
     @staticmethod
     def _may_see(principal: Principal, row: CandidateRow) -> bool:
-        """Knowledge owners and admins see the queue; others see what they proposed."""
-        return principal.has_role(APPROVER_ROLE, "admin") or row.proposed_by == principal.user_id
+        """Knowledge owners and admins see the queue (of text their ACL lets them read);
+        others see what they proposed."""
+        if row.proposed_by == principal.user_id:
+            return True
+        return principal.has_role(APPROVER_ROLE, "admin") and principal.can_read(
+            tenant_id=row.tenant_id, acl=row.acl
+        )
 
     def _audit(
         self,

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from services import audit
 from services.approvals import PENDING, ApprovalService
 from services.clock import Clock, today
 from services.db.engine import Database
@@ -166,6 +167,29 @@ def open_drafts_citing(
                 )
             )
     return flagged
+
+
+def flag_drafts(
+    session: Session,
+    clock: Clock,
+    tenant_id: str,
+    flagged: list[FlaggedDraft],
+    *,
+    actor: str,
+    action: str,
+) -> None:
+    """One audit entry per open draft that now cites a superseded or revoked version."""
+    for draft in flagged:
+        audit.record(
+            session,
+            clock=clock,
+            tenant_id=tenant_id,
+            actor=actor,
+            action=action,
+            subject_type="approval",
+            subject_id=str(draft.approval_id),
+            detail={"task_id": draft.task_id, "cited": draft.cited},
+        )
 
 
 def cited_in(payload: dict[str, Any]) -> list[dict[str, Any]]:

@@ -43,9 +43,9 @@ from services.publishing.candidates import (
     CandidateService,
     adopted_versions,
 )
-from services.publishing.citations import FlaggedDraft, open_drafts_citing
+from services.publishing.citations import FlaggedDraft, flag_drafts, open_drafts_citing
+from services.publishing.revocation import RevocationResult, revoke
 from services.retrieval.index import IndexManager, StagedDocument
-from services.retrieval.purge import PurgeReport
 from services.retrieval.records import to_indexed
 
 log = logging.getLogger(__name__)
@@ -96,22 +96,6 @@ class PublishResult(BaseModel):
     superseded: list[int]
     flagged_drafts: list[FlaggedDraft]
     cleanup_pending: bool
-
-
-class RevocationResult(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    document_id: str
-    versions: list[int]
-    reason: str
-    purge: PurgeReport | None
-    purge_error: str | None
-    still_eligible: list[int]  # re-checked through governance after the purge: must be empty
-    flagged_drafts: list[FlaggedDraft]
-
-    @property
-    def purge_verified(self) -> bool:
-        return self.purge is not None and self.purge.verified and not self.still_eligible
 
 
 Progress = Callable[[PublishProgress], None]
@@ -175,10 +159,16 @@ class Publisher:
     def publications(
         self, principal: Principal, *, candidate_id: str | None = None
     ) -> list[PublicationView]:
+        """The tenant's publications; others than owners and admins see only their own
+        candidates' (the queue itself is theirs alone, see CandidateService.list)."""
         with self._db.read() as session:
             query = select(PublicationRow).where(PublicationRow.tenant_id == principal.tenant_id)
             if candidate_id:
                 query = query.where(PublicationRow.candidate_id == candidate_id)
+            if not principal.has_role(APPROVER_ROLE, "admin"):
+                query = query.join(
+                    CandidateRow, CandidateRow.candidate_id == PublicationRow.candidate_id
+                ).where(CandidateRow.proposed_by == principal.user_id)
             rows = session.scalars(query.order_by(PublicationRow.started_at.desc())).all()
             return [_publication_view(row) for row in rows]
 
@@ -400,8 +390,13 @@ class Publisher:
                     "stale_drafts": [d.approval_id for d in flagged],
                 },
             )
-            self._flag(
-                session, pub.tenant_id, flagged, actor=actor, action="draft.citation_superseded"
+            flag_drafts(
+                session,
+                self._clock,
+                pub.tenant_id,
+                flagged,
+                actor=actor,
+                action="draft.citation_superseded",
             )
             return flagged
 
@@ -471,71 +466,15 @@ class Publisher:
         self, principal: Principal, document_id: str, *, version: int | None = None, reason: str
     ) -> RevocationResult:
         """Revoke one version (or every live version), purge the index and caches, prove it."""
-        if not principal.has_role(APPROVER_ROLE):
-            raise NotAuthorized("only a knowledge owner may revoke knowledge")
-        if not reason.strip():
-            raise InvalidInput("a reason is required to revoke knowledge")
-        with self._db.write() as session:
-            query = select(DocumentVersion).where(
-                DocumentVersion.tenant_id == principal.tenant_id,
-                DocumentVersion.document_id == document_id,
-            )
-            if version is not None:
-                query = query.where(DocumentVersion.version == version)
-            rows = [
-                row
-                for row in session.scalars(query.order_by(DocumentVersion.version))
-                if principal.can_read(tenant_id=row.tenant_id, acl=row.acl)
-            ]
-            if not rows:
-                raise NotFound("document", _ref(document_id, version) or document_id)
-            live = [r for r in rows if r.status not in ("revoked", "rejected")]
-            if not live:
-                raise InvalidInput(f"{_ref(document_id, version)} is already revoked")
-            for row in live:
-                self._knowledge.transition(
-                    session,
-                    row,
-                    target=DocStatus.revoked,
-                    actor=principal.user_id,
-                    reason=reason.strip(),
-                )
-            revoked = [row.version for row in live]
-            flagged = open_drafts_citing(
-                session, tenant_id=principal.tenant_id, document_id=document_id, versions=None
-            )
-            flagged = [
-                d for d in flagged if any(int(ref.rpartition("@")[2]) in revoked for ref in d.cited)
-            ]
-            self._flag(
-                session,
-                principal.tenant_id,
-                flagged,
-                actor=principal.user_id,
-                action="draft.citation_revoked",
-            )
-        report: PurgeReport | None = None
-        error: str | None = None
-        try:
-            report = self._index.purge_document(
-                tenant_id=principal.tenant_id,
-                document_id=document_id,
-                version=version,
-                actor=principal.user_id,
-            )
-        except Exception as exc:  # reported, not hidden: the console shows it unverified
-            error = f"{type(exc).__name__}: {exc}"
-        eligible = self._knowledge.eligible(
-            principal, as_of=today(self._clock), document_ids=[document_id]
-        )
-        return RevocationResult(
+        return revoke(
+            db=self._db,
+            clock=self._clock,
+            knowledge=self._knowledge,
+            index=self._index,
+            principal=principal,
             document_id=document_id,
-            versions=revoked,
-            reason=reason.strip(),
-            purge=report,
-            purge_error=error,
-            still_eligible=[d.version for d in eligible if d.version in revoked],
-            flagged_drafts=flagged,
+            version=version,
+            reason=reason,
         )
 
     # ---- internals -------------------------------------------------------------------------
@@ -548,7 +487,7 @@ class Publisher:
             )
             .with_for_update()
         ).first()
-        if row is None:
+        if row is None or not principal.can_read(tenant_id=row.tenant_id, acl=row.acl):
             raise NotFound("candidate", candidate_id)
         return row
 
@@ -592,27 +531,6 @@ class Publisher:
 
     def _mark(self, step: str) -> dict[str, Any]:
         return {"step": step, "at": self._clock.now().isoformat()}
-
-    def _flag(
-        self,
-        session: Session,
-        tenant_id: str,
-        flagged: list[FlaggedDraft],
-        *,
-        actor: str,
-        action: str,
-    ) -> None:
-        for draft in flagged:
-            audit.record(
-                session,
-                clock=self._clock,
-                tenant_id=tenant_id,
-                actor=actor,
-                action=action,
-                subject_type="approval",
-                subject_id=str(draft.approval_id),
-                detail={"task_id": draft.task_id, "cited": draft.cited},
-            )
 
     def _result(
         self,

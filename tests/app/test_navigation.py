@@ -163,3 +163,14 @@ def test_the_service_root_keeps_secrets_and_follows_the_store(home, monkeypatch,
     _session._services.clear()
     monkeypatch.delenv("MEMDESK_GEMINI_API_KEY")
     assert _session.services().settings.resolved_home == home.resolve()
+
+
+def test_another_tenants_task_on_the_task_page_is_not_found(shared_home):
+    at = logged_in("b.sales")
+    at.session_state[_session.Keys.TASK_ID] = "Q42"
+    at.switch_page("app_pages/task.py").run()
+    assert not at.exception
+    assert [e.value for e in at.error] == ["找不到 Not found: task Q42"]
+    assert "SUS304" not in texts(at)
+    at.button(key="task.repick").click().run()
+    assert at.text_input(key="task.pick").value == ""

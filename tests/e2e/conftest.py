@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, Page, Playwright, sync_playwright
+from playwright.sync_api import Browser, Page, Playwright, expect, sync_playwright
 
 from services import bootstrap
 from services.settings import Settings
@@ -31,6 +31,8 @@ SCREENSHOTS = Path(os.environ.get("MEMDESK_SCREENSHOTS_DIR") or ARTIFACTS / "scr
 # Waits are on elements and conditions; this is only how long a condition may take at most.
 TIMEOUT_MS = 60_000
 SERVER_START_S = 90.0
+# Assertions wait as long as actions do: a loaded 2-core CI machine renders slowly.
+expect.set_options(timeout=TIMEOUT_MS)
 LOOPBACK = {"127.0.0.1", "localhost"}
 PASSWORD = "memdesk-demo"  # the demo password `memdesk seed-demo` gives (README)
 ENV_CLEARED = (

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import field, key, log_in, log_out, main, open_page, submit_login
+from tests.e2e.helpers import field, key, log_in, log_out, main, open_page, settled, submit_login
 
 # One xdist group: the whole browser tier shares one seeded server on one worker.
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("browser")]
@@ -85,6 +85,9 @@ def test_tenant_b_finds_no_trace_of_q42(page: Page, console):
     expect(main(page)).not_to_contain_text("SUS304")
 
     submit_login(page, "b.sales")
+    # Negative checks only after the page has rendered, or they would pass vacuously.
+    expect(main(page).get_by_role("heading").first).to_be_visible()
+    settled(page)
     expect(main(page)).not_to_contain_text("SUS304")
     expect(main(page)).not_to_contain_text("任務 Q42")
 
@@ -108,5 +111,7 @@ def test_tenant_b_finds_no_trace_of_q42(page: Page, console):
     expect(main(page)).not_to_contain_text("SUS304")
 
     open_page(page, "待核准 Approvals")
+    expect(main(page).get_by_role("heading", name="待核准 Approvals")).to_be_visible()
+    expect(main(page).get_by_test_id("stAlertContentInfo")).to_be_visible()  # nothing waiting
     expect(main(page)).not_to_contain_text("Q42")
     log_out(page)

@@ -244,3 +244,17 @@ def test_pending_versions_join_the_queue_once_and_publish_under_their_own_number
     assert s.knowledge.get(owner, "MEMO-AI-LEADTIME", 1).status == "rejected"
     hits = s.retrieval.retrieve(who(s, "a.sales"), "不鏽鋼 包裝", as_of=AS_OF).evidence
     assert {e.ref for e in hits if e.document_id == "SOP-PACKING"} == {"SOP-PACKING@2"}
+
+
+def test_a_run_started_after_the_switch_cites_v3_and_never_v2(published: Services) -> None:
+    s = published
+    candidate = approved_leadtime(s)
+    s.publisher.publish(who(s, "a.owner"), candidate.candidate_id)
+    result = s.resumer.resume(
+        who(s, "a.sales"), "Q42", supplement="客戶確認需要特殊檢驗，請接著處理。", as_of=AS_OF
+    )
+    assert result.decision is not None
+    cited = {eid for claim in result.decision["claims"] for eid in claim["evidence_ids"]}
+    assert any(eid.startswith("SOP-LEADTIME@3:") for eid in cited)
+    assert not any(eid.startswith("SOP-LEADTIME@2:") for eid in cited)
+    assert {e.ref for e in result.evidence if e.document_id == "SOP-LEADTIME"} == {"SOP-LEADTIME@3"}

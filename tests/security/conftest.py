@@ -147,14 +147,9 @@ def build_world(settings: Settings) -> World:
     return World(services=services, real=real, a_markers=markers)
 
 
-@pytest.fixture(
-    scope="module", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
-)
-def world(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[World]:
-    home: Path = tmp_path_factory.mktemp("security")
-    if request.param == "sqlite":
+def _world(tmp_path_factory: pytest.TempPathFactory, backend: str) -> Iterator[World]:
+    home: Path = tmp_path_factory.mktemp(f"security-{backend}")
+    if backend == "sqlite":
         url = f"sqlite:///{home / 'memdesk.db'}"
         name = None
     else:
@@ -166,3 +161,24 @@ def world(
     built.services.close()
     if name is not None:
         pg.drop_database(name)
+
+
+# One world per backend for the whole session: the suites only read it, or write records no
+# other case looks at (tenant B's own task and memory, harmless controls in tenant A).
+@pytest.fixture(scope="session")
+def sqlite_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    yield from _world(tmp_path_factory, "sqlite")
+
+
+@pytest.fixture(scope="session")
+def postgresql_world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    yield from _world(tmp_path_factory, "postgresql")
+
+
+@pytest.fixture(
+    scope="session", params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
+)
+def world(request: pytest.FixtureRequest) -> World:
+    """The isolation tables run on both backends (tenant filters are SQL)."""
+    world: World = request.getfixturevalue(f"{request.param}_world")
+    return world

@@ -6,12 +6,19 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from pydantic import BaseModel
 
 from services.errors import MemdeskError
 from tests.security.conftest import World
 
 VIEWERS_WITHOUT_GRANT = ("a.sales2", "a.engineer", "a.owner", "a.admin")
+
+
+@pytest.fixture
+def world(sqlite_world: World) -> World:
+    """Within-tenant ACLs are the same code on both backends; SQLite is enough here."""
+    return sqlite_world
 
 
 def _restricted(world: World) -> list[tuple[str, str]]:

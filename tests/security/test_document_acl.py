@@ -29,6 +29,12 @@ RESTRICTED = [
 DOCUMENT_FACING = sorted(m for m in CASES if m.split(".")[0] in ("knowledge", "retrieval"))
 
 
+@pytest.fixture
+def world(sqlite_world: World) -> World:
+    """Within-tenant ACLs are the same code on both backends; SQLite is enough here."""
+    return sqlite_world
+
+
 def test_every_document_facing_method_is_in_the_acl_table():
     facing = {m for m in public_methods() if m.split(".")[0] in ("knowledge", "retrieval")}
     assert facing & set(CASES) == set(DOCUMENT_FACING)
