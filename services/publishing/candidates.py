@@ -70,6 +70,9 @@ class Proposal(BaseModel):
     acl: list[str] | None = None
     language: str | None = None
     customer_id: str | None = None
+    # True: `body` is a paragraph added to the current approved text (what a memory or a run's
+    # claim usually is), not a replacement of the whole document.
+    append: bool = False
 
 
 class CandidateView(BaseModel):
@@ -133,13 +136,15 @@ class CandidateService:
         body = proposal.body.strip()
         if not body:
             raise InvalidInput("the proposed text is empty")
-        if len(body) > MAX_BODY:
-            raise InvalidInput(f"the proposed text is longer than {MAX_BODY} characters")
         if proposal.origin == "inference" and not proposal.run_id:
             raise InvalidInput("an AI inference must name the run it came from (run_id)")
         if proposal.origin == "memory" and not proposal.memory_ids:
             raise InvalidInput("a candidate from memory must name its memory ids")
         current = self._current(principal, proposal.document_id)
+        if proposal.append and current is not None:
+            body = f"{current.body.rstrip()}\n{body}"
+        if len(body) > MAX_BODY:
+            raise InvalidInput(f"the proposed text is longer than {MAX_BODY} characters")
         sources = [self._evidence_source(principal, eid) for eid in proposal.evidence_ids]
         sources += [self._memory_source(principal, proposal, mid) for mid in proposal.memory_ids]
         with self._db.write() as session:
@@ -189,14 +194,12 @@ class CandidateService:
             claims = list(((run.decision if run else None) or {}).get("claims") or [])
         if not 0 <= claim < len(claims):
             raise InvalidInput(f"run {run_id} has {len(claims)} claim(s); no claim {claim}")
-        text = str(claims[claim].get("text", "")).strip()
-        current = self._current(principal, document_id)
-        body = f"{current.body.rstrip()}\n{text}" if current else text
         return self.propose(
             principal,
             Proposal(
                 document_id=document_id,
-                body=body,
+                body=str(claims[claim].get("text", "")),
+                append=True,
                 origin="inference",
                 title=title,
                 evidence_ids=[str(e) for e in claims[claim].get("evidence_ids", [])],
