@@ -24,6 +24,7 @@ from services.errors import InvalidInput, MemdeskError, NotAuthorized, NotFound
 from services.knowledge import DocumentView, KnowledgeStore
 from services.principals import Principal, is_valid_acl_entry
 from services.publishing.diff import TextDiff, diff_texts
+from services.redaction import hidden_refs, redact, refs_in
 from services.retrieval.types import parse_evidence_id
 
 Origin = Literal["correction", "inference", "memory"]
@@ -282,11 +283,13 @@ class CandidateService:
             if statuses:
                 query = query.where(CandidateRow.status.in_(statuses))
             rows = session.scalars(query.order_by(CandidateRow.proposed_at.desc())).all()
-            return [_view(row) for row in rows if self._may_see(principal, row)]
+            views = [_view(row) for row in rows if self._may_see(principal, row)]
+            return _shown(session, principal, views)
 
     def get(self, principal: Principal, candidate_id: str) -> CandidateView:
         with self._db.read() as session:
-            return _view(self._row(session, principal, candidate_id))
+            view = _view(self._row(session, principal, candidate_id))
+            return _shown(session, principal, [view])[0]
 
     def review(self, principal: Principal, candidate_id: str) -> CandidateReview:
         candidate = self.get(principal, candidate_id)
@@ -553,6 +556,22 @@ def _document_fields(proposal: Proposal, current: DocumentView | None) -> dict[s
 
 def _ref(document_id: str, version: int | None) -> str:
     return f"{document_id}@{version}" if version is not None else f"no approved {document_id}"
+
+
+def _shown(
+    session: Session, principal: Principal, views: list[CandidateView]
+) -> list[CandidateView]:
+    """Source quotes from documents the viewer may not read are withheld (redaction.py)."""
+    sources = [[source.model_dump(mode="json") for source in view.sources] for view in views]
+    hidden = hidden_refs(session, principal, refs_in(sources))
+    if not hidden:
+        return views
+    return [
+        view.model_copy(
+            update={"sources": [CandidateSource.model_validate(s) for s in redact(own, hidden)]}
+        )
+        for view, own in zip(views, sources, strict=True)
+    ]
 
 
 def _view(row: CandidateRow) -> CandidateView:
