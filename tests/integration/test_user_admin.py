@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from services.audit import AuditQuery
@@ -133,3 +136,22 @@ def test_a_deactivated_user_has_no_principal_until_reactivated(loaded):
 
 def test_customers_offered_for_grants_come_from_the_tenants_documents(loaded):
     assert loaded.directory.customers(principal(loaded, "a.admin")) == ["C-ACME"]
+
+
+def test_two_admins_adding_grants_at_once_lose_neither(loaded):
+    # Each change locks the user row (FOR UPDATE on PostgreSQL; SQLite writes one at a time),
+    # so the second admin's change applies to the first's result instead of overwriting it.
+    admin = principal(loaded, "a.admin")
+    wanted = [f"customer:C-{n:02d}" for n in range(12)]
+    barrier = threading.Barrier(2)
+
+    def add(grants: list[str]) -> None:
+        barrier.wait()
+        for grant in grants:
+            loaded.directory.add_grant(admin, "a.sales2", grant)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for future in [pool.submit(add, wanted[0::2]), pool.submit(add, wanted[1::2])]:
+            future.result()
+    assert sorted(principal(loaded, "a.sales2").grants) == wanted
+    assert len(entries(loaded, "user.grant_added")) == len(wanted)
