@@ -79,7 +79,7 @@ with grants_col.container(border=True, key="admin.grants"):
     if not user.grants:
         st.write("—")
     for grant in user.grants:
-        label, remove = st.columns([4, 1], vertical_alignment="center")
+        label, remove = st.columns([3, 1.4], vertical_alignment="center")
         label.markdown(f":material/key: {_ui.escape(grant)}")
         if remove.button("移除 Remove", key=f"admin.remove.{user.user_id}.{grant}"):
             with _ui.domain_errors():

@@ -159,10 +159,16 @@ class Publisher:
     def publications(
         self, principal: Principal, *, candidate_id: str | None = None
     ) -> list[PublicationView]:
+        """The tenant's publications; others than owners and admins see only their own
+        candidates' (the queue itself is theirs alone, see CandidateService.list)."""
         with self._db.read() as session:
             query = select(PublicationRow).where(PublicationRow.tenant_id == principal.tenant_id)
             if candidate_id:
                 query = query.where(PublicationRow.candidate_id == candidate_id)
+            if not principal.has_role(APPROVER_ROLE, "admin"):
+                query = query.join(
+                    CandidateRow, CandidateRow.candidate_id == PublicationRow.candidate_id
+                ).where(CandidateRow.proposed_by == principal.user_id)
             rows = session.scalars(query.order_by(PublicationRow.started_at.desc())).all()
             return [_publication_view(row) for row in rows]
 
@@ -481,7 +487,7 @@ class Publisher:
             )
             .with_for_update()
         ).first()
-        if row is None:
+        if row is None or not principal.can_read(tenant_id=row.tenant_id, acl=row.acl):
             raise NotFound("candidate", candidate_id)
         return row
 

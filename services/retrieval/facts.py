@@ -56,7 +56,11 @@ for canonical, forms in {
     "°C": ["°c", "℃"],
     "%": ["%", "percent"],
     "pcs": ["件", "片", "支", "pcs", "pieces", "piece"],
-    "TWD": ["元"],
+    # Currencies written after the amount (41.50 USD, 300 美元); prefixes are _CURRENCIES.
+    "TWD": ["元", "twd"],
+    "USD": ["usd", "美元"],
+    "EUR": ["eur", "euros", "euro", "歐元", "欧元"],
+    "CNY": ["cny", "rmb", "人民幣", "人民币"],
 }.items():
     for form in forms:
         _UNITS[form] = canonical

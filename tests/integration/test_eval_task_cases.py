@@ -31,7 +31,7 @@ def test_eval_reports_task_metrics_for_task_cases(tmp_path):
         str(path),
         "--json",
     )
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.output
     report = json.loads(done.stdout)
     assert report["cases"] == len(golden["cases"]) >= 10
     assert report["status_accuracy"] == 1.0, report["failures"]

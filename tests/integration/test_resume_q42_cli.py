@@ -1,14 +1,19 @@
 """The reference scenario (SPEC §2) end to end from the CLI on the demo corpus, on SQLite and
-PostgreSQL."""
+PostgreSQL.
+
+The CLI runs in-process (typer's CliRunner: the same `app`, settings from the same MEMDESK_*
+variables); the console script's own process boundary and exit codes are covered in test_cli.py.
+"""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
+from click.testing import Result
+from typer.testing import CliRunner
+
+from services.cli.main import app
 from tests.conftest import principal
 
 SUPPLEMENT = "客戶確認需要特殊檢驗，請接著處理。"
@@ -16,30 +21,22 @@ DEMO_CORPUS = Path(__file__).resolve().parents[2] / "data" / "demo-corpus.json"
 FORBIDDEN = {("SOP-LEADTIME", 1), ("B-PRICE", 1), ("DRAFT-INJECT", 1)}
 
 
-def memdesk(settings, *args: str) -> subprocess.CompletedProcess[str]:
+def memdesk(settings, *args: str) -> Result:
     env = {
-        **os.environ,
         "MEMDESK_HOME": str(settings.home),
         "MEMDESK_DATABASE_URL": settings.database_url,
         "MEMDESK_EMBEDDING_BACKEND": settings.embedding_backend,
         "MEMDESK_ANALYZER": "offline",
+        "MEMDESK_GEMINI_API_KEY": None,
     }
-    env.pop("MEMDESK_GEMINI_API_KEY", None)
-    return subprocess.run(
-        [str(Path(sys.executable).parent / "memdesk"), *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=Path(__file__).resolve().parents[2],
-        timeout=300,
-    )
+    return CliRunner().invoke(app, list(args), env=env)
 
 
 def test_q42_resumes_end_to_end_from_the_cli(services, settings):
     imported = memdesk(settings, "import", str(DEMO_CORPUS))
-    assert imported.returncode == 0, imported.stderr
+    assert imported.exit_code == 0, imported.output
     loaded = services
-    # One resume per backend (it is a subprocess); each check below names one behaviour.
+    # One resume per backend; each check below names one behaviour.
     done = memdesk(
         settings,
         "resume",
@@ -52,7 +49,7 @@ def test_q42_resumes_end_to_end_from_the_cli(services, settings):
         "2026-11-29",
         "--json",
     )
-    assert done.returncode == 0, done.stderr
+    assert done.exit_code == 0, done.output
     resumed = json.loads(done.stdout)
     ends_awaiting_approval(resumed)
     material_and_quantity_are_not_asked_again(resumed)
@@ -118,6 +115,6 @@ def the_run_leaves_audit_rows(resumed, loaded):
 def test_another_tenant_cannot_resume_the_task(loaded, settings):
     # (the small test corpus is enough here: only identity matters)
     done = memdesk(settings, "resume", "--as", "b.sales", "Q42", "--json")
-    assert done.returncode == 2
+    assert done.exit_code == 2
     assert "task not found: Q42" in done.stderr
     assert loaded.tasks.get(principal(loaded, "a.sales"), "Q42").state.revision == 1

@@ -259,6 +259,11 @@ CASES: dict[str, Case] = {
     "candidates.get": Case(lambda s, p, t: s.candidates.get(p, t.candidate), owner="a.sales"),
     "candidates.review": Case(lambda s, p, t: s.candidates.review(p, t.candidate), owner="a.owner"),
     "candidates.list": Case(lambda s, p, t: s.candidates.list(p), listing=True),
+    "candidates.adopt_pending": Case(
+        # Idempotent: what the queue holds after adopting is the same on every call.
+        lambda s, p, t: [s.candidates.adopt_pending(p), s.candidates.list(p)][1],
+        listing=True,
+    ),
     "candidates.approve": Case(
         lambda s, p, t: s.candidates.approve(p, t.decided_candidate),
         owner="a.owner",  # found: it is rejected, not pending
@@ -312,6 +317,7 @@ CASES: dict[str, Case] = {
         listing=True,
     ),
     "retention.holds": Case(lambda s, p, t: s.retention.holds(p), listing=True),
+    "retention.preview": Case(lambda s, p, t: s.retention.preview(p), listing=True),
     "retention.set_hold": Case(
         lambda s, p, t: s.retention.set_hold(
             p, record_type="task", record_id=t.task, reason="probe"

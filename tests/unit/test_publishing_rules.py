@@ -124,3 +124,40 @@ def published_leadtime_vectors(services: Services) -> list[str]:
         for collection in store.collections()
         for record in store.get(collection, where={"document_id": "SOP-LEADTIME"})
     ]
+
+
+def test_publications_are_listed_to_owners_and_to_the_proposer_only(published: Services) -> None:
+    candidate = propose_leadtime(published, "a.sales")
+    published.candidates.approve(who(published, "a.owner"), candidate.candidate_id)
+    published.publisher.publish(who(published, "a.owner"), candidate.candidate_id)
+    for user_id, count in [("a.owner", 1), ("a.admin", 1), ("a.sales", 1), ("a.sales2", 0)]:
+        assert len(published.publisher.publications(who(published, user_id))) == count, user_id
+    assert published.publisher.publications(who(published, "b.owner")) == []
+
+
+def test_an_owner_does_not_see_a_candidate_whose_acl_they_do_not_match(published: Services) -> None:
+    candidate = published.candidates.propose(
+        who(published, "a.sales"),
+        Proposal(
+            document_id="CONTRACT-ACME",
+            body="ACME 年度合約：付款條件月結 90 天。",
+            evidence_ids=["CONTRACT-ACME@1:0-10"],
+        ),
+    )
+    assert candidate.acl == ["customer:C-ACME"]  # the contract's ACL, kept
+    assert published.candidates.list(who(published, "a.owner")) == []
+    with pytest.raises(NotFound):
+        published.candidates.review(who(published, "a.owner"), candidate.candidate_id)
+    assert [c.candidate_id for c in published.candidates.list(who(published, "a.sales"))] == [
+        candidate.candidate_id
+    ]
+
+
+def test_an_addition_is_appended_to_the_current_text(published: Services) -> None:
+    candidate = published.candidates.propose(
+        who(published, "a.sales"),
+        Proposal(document_id="SOP-LEADTIME", body="特殊檢驗可能延長交期。", append=True),
+    )
+    assert candidate.body == "新版：標準交期 15 日；特殊檢驗另評估\n特殊檢驗可能延長交期。"
+    review = published.candidates.review(who(published, "a.owner"), candidate.candidate_id)
+    assert [s.kind for s in review.diff.inline] == ["equal", "insert"]
