@@ -81,6 +81,13 @@ PAGES: tuple[Entry, ...] = (
         _roles("admin"),
         section="管理 Admin",
     ),
+    Entry(
+        "retention",
+        "保存與法律保全 Retention & holds",
+        ":material/gavel:",
+        _roles("admin"),
+        section="管理 Admin",
+    ),
 )
 
 

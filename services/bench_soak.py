@@ -30,7 +30,7 @@ from services.bench_load import DEFAULT_PG_ADMIN, postgres_database
 from services.bootstrap import Services
 from services.chroma_process import ChromaProcess
 from services.db.models import Approval, DocumentVersion, Run, TaskRow, User
-from services.errors import MemdeskError
+from services.errors import InvalidInput, MemdeskError
 from services.settings import REPO_ROOT, Settings
 
 GOLDEN = REPO_ROOT / "data" / "memory-demo.golden.json"
@@ -47,6 +47,7 @@ class SoakState:
     confirmed: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     done: Counter[str] = field(default_factory=Counter)
     refused: Counter[str] = field(default_factory=Counter)
+    refusals: list[str] = field(default_factory=list)
     files: int = 0
 
 
@@ -112,7 +113,10 @@ def _soak(services: Services, scratch: Path, *, minutes: float, seed: int) -> di
         try:
             operations[name](services, state)
         except MemdeskError as exc:  # a refusal the product is meant to give; counted
-            state.refused[f"{name}: {type(exc).__name__}"] += 1
+            key = f"{name}: {type(exc).__name__}"
+            state.refused[key] += 1
+            if state.refused[key] <= 3:
+                state.refusals.append(f"{key}: {exc}")
     elapsed = time.monotonic() - started
     return _report(services, state, minutes=minutes, elapsed=elapsed)
 
@@ -206,9 +210,12 @@ def _run(services: Services, state: SoakState) -> None:
             )
             if (t, k) not in busy
         ]
-        if not tasks:
-            return
-        tenant_id, task_id = state.rng.choice(tasks)
+    if tasks:
+        _resume(services, state, *state.rng.choice(tasks))
+
+
+def _resume(services: Services, state: SoakState, tenant_id: str, task_id: str) -> None:
+    with services.db.read() as session:
         user_id = _user_with_role(session, tenant_id, "sales")
     if user_id is None:
         return
@@ -220,26 +227,41 @@ def _run(services: Services, state: SoakState) -> None:
 
 
 def _decide(services: Services, state: SoakState) -> None:
+    """A person opens their approval queue (their role, latest decisions only) and decides."""
     with services.db.read() as session:
-        pending = session.execute(
-            select(Approval.id, Approval.tenant_id, Approval.required_role).where(
-                Approval.status == "pending"
-            )
+        pairs = session.execute(
+            select(Approval.tenant_id, Approval.required_role)
+            .where(Approval.status == "pending")
+            .distinct()
         ).all()
-        if not pending:
+        if not pairs:
             return
-        approval_id, tenant_id, role = state.rng.choice(pending)
+        tenant_id, role = state.rng.choice(sorted(pairs))
         user_id = _user_with_role(session, tenant_id, role)
     if user_id is None:
         state.refused["decide: nobody has the role"] += 1
         return
+    queue = services.approval_flow.queue(services.directory.principal(user_id))
+    if not queue:
+        return
+    item = state.rng.choice(queue)
+    approval_id, task_id = item.id, item.task_id
     approve = state.rng.random() < 0.8
-    services.approval_flow.decide(
-        services.directory.principal(user_id),
-        approval_id,
-        approve=approve,
-        comment="soak" if approve else "soak: please revise",
-    )
+    try:
+        services.approval_flow.decide(
+            services.directory.principal(user_id),
+            approval_id,
+            approve=approve,
+            comment="soak" if approve else "soak: please revise",
+        )
+    except InvalidInput as exc:
+        if "resume the task" not in str(exc):
+            raise
+        # A publication or revocation since the draft: the product refuses to approve stale
+        # evidence and asks for a new draft, which is what a person does next.
+        state.refused["decide: evidence changed since the draft (task resumed)"] += 1
+        _resume(services, state, tenant_id, task_id)
+        return
     state.done["approve" if approve else "reject"] += 1
 
 
@@ -318,6 +340,7 @@ def _report(
         "operations": dict(sorted(state.done.items())),
         "operations_total": sum(state.done.values()),
         "refused": dict(sorted(state.refused.items())),
+        "refused_examples": state.refusals,
         "runs_by_status": dict(sorted(runs.items())),
         "tasks_by_status": dict(sorted(tasks.items())),
         "documents_by_status": dict(sorted(documents.items())),

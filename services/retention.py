@@ -308,6 +308,13 @@ class RetentionService:
             return [_hold(row) for row in session.scalars(query.order_by(LegalHoldRow.id))]
 
     # ---- purge -----------------------------------------------------------------------------
+    def preview(self, principal: Principal) -> RetentionReport:
+        """What `purge-expired` would remove in the admin's tenant now (a dry run)."""
+        _require_admin(principal)
+        return self.purge_expired(
+            actor=principal.user_id, dry_run=True, tenant_id=principal.tenant_id
+        )
+
     def purge_expired(
         self,
         *,

@@ -166,8 +166,8 @@ class ApprovalFlow:
                 current = self._retriever.resolve(principal, str(evidence_id))
             except MemdeskError as exc:
                 raise InvalidInput(
-                    f"approval {item.id} cites {evidence_id}, which no longer holds ({exc}); "
-                    "resume the task for a new draft"
+                    f"approval {item.id} cites {evidence_id}, which no longer holds or which "
+                    f"you may not read ({exc}); resume the task for a new draft"
                 ) from exc
             recorded = citation.get("content_hash")
             if recorded is not None and recorded != current.content_hash:

@@ -132,9 +132,9 @@ def worker(
 ) -> None:
     """Claim runs from the SQL queue and execute them (start several for scale-out).
 
-    SIGTERM or Ctrl-C: finish the attempt in hand, claim nothing more, exit 0. A worker killed
-    outright loses nothing: its run is reclaimed by another worker after MEMDESK_RUN_TIMEOUT_SECONDS
-    and resumed from the task's checkpoint."""
+    SIGTERM or Ctrl-C: finish the attempt in hand, claim nothing more, exit 0.
+
+    A killed worker loses nothing: its run is reclaimed after MEMDESK_RUN_TIMEOUT_SECONDS."""
     stop = threading.Event()
     stop_on_signals(stop, say=lambda text: typer.echo(text, err=True))
     with _services() as services:

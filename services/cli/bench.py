@@ -34,8 +34,10 @@ def bench_load(
     ),
     as_json: JsonFlag = False,
 ) -> None:
-    """Resume TASKS tasks of TENANTS tenants concurrently: PostgreSQL + a loopback Chroma server
-    + WORKERS worker processes, then the embedded default; check every invariant."""
+    """Resume many tasks at once: scale-out vs embedded, every invariant checked.
+
+    Scale-out: a fresh PostgreSQL database, a Chroma server on 127.0.0.1, N worker processes.
+    Embedded: SQLite + a Chroma directory, one in-process worker."""
     from services import bench_load
 
     result = run_command(
@@ -78,8 +80,9 @@ def bench_soak(
     ),
     as_json: JsonFlag = False,
 ) -> None:
-    """Mix imports, publications, revocations, runs and approvals for MINUTES on a throwaway
-    store, then check every invariant (exit 1 if one is broken)."""
+    """Mix imports, publishes, revocations, runs, approvals; then check every invariant.
+
+    Runs on a throwaway store; exits 1 if an invariant is broken."""
     from services import bench_soak
 
     result = run_command(

@@ -80,6 +80,9 @@ def candidates_propose(
     rationale: Annotated[str | None, typer.Option("--rationale")] = None,
     doc_type: Annotated[str | None, typer.Option("--doc-type")] = None,
     acl: Annotated[list[str] | None, typer.Option("--acl")] = None,
+    append: Annotated[
+        bool, typer.Option("--append", help="The text is added to the current version.")
+    ] = False,
     as_json: JsonFlag = False,
 ) -> None:
     """Propose new text for a document (it stays an inference until a knowledge owner approves)."""
@@ -115,6 +118,7 @@ def candidates_propose(
                     rationale=rationale,
                     doc_type=doc_type,
                     acl=acl,
+                    append=append,
                 ),
             )
 

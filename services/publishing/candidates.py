@@ -7,6 +7,7 @@ publisher turns an approved candidate into a new document version.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime
 from typing import Literal, Protocol
 
@@ -24,6 +25,7 @@ from services.errors import InvalidInput, MemdeskError, NotAuthorized, NotFound
 from services.knowledge import DocumentView, KnowledgeStore
 from services.principals import Principal, is_valid_acl_entry
 from services.publishing.diff import TextDiff, diff_texts
+from services.redaction import hidden_refs, redact, refs_in
 from services.retrieval.types import parse_evidence_id
 
 Origin = Literal["correction", "inference", "memory"]
@@ -69,6 +71,9 @@ class Proposal(BaseModel):
     acl: list[str] | None = None
     language: str | None = None
     customer_id: str | None = None
+    # True: `body` is a paragraph added to the current approved text (what a memory or a run's
+    # claim usually is), not a replacement of the whole document.
+    append: bool = False
 
 
 class CandidateView(BaseModel):
@@ -132,13 +137,15 @@ class CandidateService:
         body = proposal.body.strip()
         if not body:
             raise InvalidInput("the proposed text is empty")
-        if len(body) > MAX_BODY:
-            raise InvalidInput(f"the proposed text is longer than {MAX_BODY} characters")
         if proposal.origin == "inference" and not proposal.run_id:
             raise InvalidInput("an AI inference must name the run it came from (run_id)")
         if proposal.origin == "memory" and not proposal.memory_ids:
             raise InvalidInput("a candidate from memory must name its memory ids")
         current = self._current(principal, proposal.document_id)
+        if proposal.append and current is not None:
+            body = f"{current.body.rstrip()}\n{body}"
+        if len(body) > MAX_BODY:
+            raise InvalidInput(f"the proposed text is longer than {MAX_BODY} characters")
         sources = [self._evidence_source(principal, eid) for eid in proposal.evidence_ids]
         sources += [self._memory_source(principal, proposal, mid) for mid in proposal.memory_ids]
         with self._db.write() as session:
@@ -188,14 +195,12 @@ class CandidateService:
             claims = list(((run.decision if run else None) or {}).get("claims") or [])
         if not 0 <= claim < len(claims):
             raise InvalidInput(f"run {run_id} has {len(claims)} claim(s); no claim {claim}")
-        text = str(claims[claim].get("text", "")).strip()
-        current = self._current(principal, document_id)
-        body = f"{current.body.rstrip()}\n{text}" if current else text
         return self.propose(
             principal,
             Proposal(
                 document_id=document_id,
-                body=body,
+                body=str(claims[claim].get("text", "")),
+                append=True,
                 origin="inference",
                 title=title,
                 evidence_ids=[str(e) for e in claims[claim].get("evidence_ids", [])],
@@ -279,21 +284,30 @@ class CandidateService:
             if statuses:
                 query = query.where(CandidateRow.status.in_(statuses))
             rows = session.scalars(query.order_by(CandidateRow.proposed_at.desc())).all()
-            return [_view(row) for row in rows if self._may_see(principal, row)]
+            views = [_view(row) for row in rows if self._may_see(principal, row)]
+            return _shown(session, principal, views)
 
     def get(self, principal: Principal, candidate_id: str) -> CandidateView:
         with self._db.read() as session:
-            return _view(self._row(session, principal, candidate_id))
+            view = _view(self._row(session, principal, candidate_id))
+            return _shown(session, principal, [view])[0]
 
     def review(self, principal: Principal, candidate_id: str) -> CandidateReview:
         candidate = self.get(principal, candidate_id)
         current = self._current(principal, candidate.document_id)
         refusal = _refusal(principal, candidate, current)
+        now = current.version if current else None
+        if candidate.published_version is not None and candidate.base_version is not None:
+            # Once published, "current" is the candidate itself: show what it changed.
+            with contextlib.suppress(NotFound):  # e.g. the base was revoked since
+                current = self._knowledge.get(
+                    principal, candidate.document_id, candidate.base_version
+                )
         return CandidateReview(
             candidate=candidate,
             current=current,
             diff=diff_texts(current.body if current else "", candidate.body),
-            base_is_current=(current.version if current else None) == candidate.base_version,
+            base_is_current=now in (candidate.base_version, candidate.published_version),
             can_approve=refusal is None,
             why_not=str(refusal) if refusal else None,
         )
@@ -550,6 +564,22 @@ def _document_fields(proposal: Proposal, current: DocumentView | None) -> dict[s
 
 def _ref(document_id: str, version: int | None) -> str:
     return f"{document_id}@{version}" if version is not None else f"no approved {document_id}"
+
+
+def _shown(
+    session: Session, principal: Principal, views: list[CandidateView]
+) -> list[CandidateView]:
+    """Source quotes from documents the viewer may not read are withheld (redaction.py)."""
+    sources = [[source.model_dump(mode="json") for source in view.sources] for view in views]
+    hidden = hidden_refs(session, principal, refs_in(sources))
+    if not hidden:
+        return views
+    return [
+        view.model_copy(
+            update={"sources": [CandidateSource.model_validate(s) for s in redact(own, hidden)]}
+        )
+        for view, own in zip(views, sources, strict=True)
+    ]
 
 
 def _view(row: CandidateRow) -> CandidateView:

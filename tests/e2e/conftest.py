@@ -66,7 +66,17 @@ def _environment(home: Path) -> dict[str, str]:
 def seeded_store(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """`memdesk seed-demo` plus the XSS document, imported with the corpus@1 importer."""
     home = tmp_path_factory.mktemp("e2e") / "home"
-    services = bootstrap.build(Settings(home=home, analyzer="offline"))
+    # The same embedded store the server will open, whatever MEMDESK_* the caller exported.
+    settings = Settings(
+        home=home,
+        analyzer="offline",
+        database_url=None,
+        chroma_url=None,
+        embedding_backend="use",
+        gemini_api_key=None,
+        auth_mode="local",
+    )
+    services = bootstrap.build(settings)
     try:
         bootstrap.seed_demo(services)
         corpus = home.parent / "xss-corpus.json"

@@ -9,7 +9,9 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from services.errors import MemdeskError
+from services.errors import MemdeskError, NotFound
+from services.publishing.candidates import Proposal
+from services.redaction import WITHHELD
 from tests.security.conftest import World
 
 VIEWERS_WITHOUT_GRANT = ("a.sales2", "a.engineer", "a.owner", "a.admin")
@@ -82,3 +84,65 @@ def test_colleagues_without_the_grant_see_no_quote_or_title_of_it(world):
         for title, quote in restricted:
             assert quote not in everything, (user, quote)
             assert title not in everything, (user, title)
+
+
+def test_a_candidates_sources_carry_the_acl_of_the_documents_they_quote(world):
+    s = world.services
+    sales, owner = world.principal("a.sales"), world.principal("a.owner")
+    contract = s.knowledge.get(sales, "CONTRACT-ACME-2026", 1)
+    quoted = contract.body[:30]
+    candidate = s.candidates.propose(
+        sales,
+        Proposal(
+            document_id="SOP-LEADTIME",
+            body="標準交期 15 日；特殊檢驗依合約另議（提案）",
+            evidence_ids=[f"CONTRACT-ACME-2026@1:0-{len(quoted)}"],
+        ),
+    )
+    mine = s.candidates.get(sales, candidate.candidate_id)
+    assert mine.sources[0].quote == quoted  # the proposer holds the grant
+    seen = json.dumps(
+        [
+            s.candidates.get(owner, candidate.candidate_id).model_dump(mode="json"),
+            s.candidates.review(owner, candidate.candidate_id).model_dump(mode="json"),
+            [c.model_dump(mode="json") for c in s.candidates.list(owner)],
+        ],
+        ensure_ascii=False,
+    )
+    assert json.dumps(quoted, ensure_ascii=False)[1:-1] not in seen
+    assert WITHHELD in seen
+
+
+@pytest.mark.parametrize("user", ["a.sales2", "a.engineer"])
+def test_memories_of_a_customer_scope_are_missing_for_colleagues_without_the_grant(world, user):
+    s = world.services
+    p = world.principal(user)
+    for call in (
+        lambda memory: s.memories.get(p, memory),
+        lambda memory: s.memories.revisions(p, memory),
+    ):
+        with pytest.raises(NotFound) as aimed:
+            call(world.real.memory)
+        with pytest.raises(NotFound) as nowhere:
+            call("mem-nowhere")
+        assert str(aimed.value).replace(world.real.memory, "?") == str(nowhere.value).replace(
+            "mem-nowhere", "?"
+        )
+    assert world.real.memory not in json.dumps(
+        [m.model_dump(mode="json") for m in s.memories.scopes(p)]
+    )
+    assert s.memories.get(world.principal("a.sales"), world.real.memory).fact
+
+
+def test_a_models_raw_answer_stays_out_of_the_audit_log(world):
+    """The audit log is read by admins and knowledge owners without the documents' ACLs; a
+    model's raw answer (kept on the run for review, redacted there) quotes documents."""
+    s = world.services
+    raw = '{"claims": [{"text": "依 CONTRACT-ACME-2026：RAW-ANSWER-MARKER"}]}'
+    s.runs.add_event(world.real.run, "model_call", {"status": "rejected", "raw": raw})
+    entries = s.audit.search(world.principal("a.admin"), action="run.model_call", limit=1000)
+    assert entries and all("RAW-ANSWER-MARKER" not in json.dumps(e.detail) for e in entries)
+    assert any(
+        e.payload.get("raw") == raw
+        for e in s.runs.events(world.principal("a.sales"), world.real.run)
+    )

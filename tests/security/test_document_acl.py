@@ -26,7 +26,14 @@ RESTRICTED = [
     ("MEMO-AI-LEADTIME", 1, ("a.sales", "a.engineer"), "a.owner"),  # pending: curators only
 ]
 # Every method whose target is a document or a citation of one.
-DOCUMENT_FACING = sorted(m for m in CASES if m.split(".")[0] in ("knowledge", "retrieval"))
+DOCUMENT_FACING = sorted(
+    [
+        *(m for m in CASES if m.split(".")[0] in ("knowledge", "retrieval")),
+        "desk.evidence_view",  # the console's citation check beside the original
+        "candidates.propose",  # sources are re-sliced from documents as the proposer
+        "citations.check",  # is a cited version current, superseded or revoked
+    ]
+)
 
 
 @pytest.fixture
@@ -37,7 +44,7 @@ def world(sqlite_world: World) -> World:
 
 def test_every_document_facing_method_is_in_the_acl_table():
     facing = {m for m in public_methods() if m.split(".")[0] in ("knowledge", "retrieval")}
-    assert facing & set(CASES) == set(DOCUMENT_FACING)
+    assert facing & set(CASES) <= set(DOCUMENT_FACING)
     assert len(DOCUMENT_FACING) >= 9
 
 

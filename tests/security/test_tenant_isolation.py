@@ -317,6 +317,7 @@ CASES: dict[str, Case] = {
         listing=True,
     ),
     "retention.holds": Case(lambda s, p, t: s.retention.holds(p), listing=True),
+    "retention.preview": Case(lambda s, p, t: s.retention.preview(p), listing=True),
     "retention.set_hold": Case(
         lambda s, p, t: s.retention.set_hold(
             p, record_type="task", record_id=t.task, reason="probe"

@@ -151,3 +151,24 @@ def test_an_owner_does_not_see_a_candidate_whose_acl_they_do_not_match(published
     assert [c.candidate_id for c in published.candidates.list(who(published, "a.sales"))] == [
         candidate.candidate_id
     ]
+
+
+def test_an_addition_is_appended_to_the_current_text(published: Services) -> None:
+    candidate = published.candidates.propose(
+        who(published, "a.sales"),
+        Proposal(document_id="SOP-LEADTIME", body="特殊檢驗可能延長交期。", append=True),
+    )
+    assert candidate.body == "新版：標準交期 15 日；特殊檢驗另評估\n特殊檢驗可能延長交期。"
+    review = published.candidates.review(who(published, "a.owner"), candidate.candidate_id)
+    assert [s.kind for s in review.diff.inline] == ["equal", "insert"]
+
+
+def test_a_published_candidate_still_shows_what_it_changed(published: Services) -> None:
+    candidate = propose_leadtime(published)
+    owner = who(published, "a.owner")
+    published.candidates.approve(owner, candidate.candidate_id)
+    published.publisher.publish(owner, candidate.candidate_id)
+    review = published.candidates.review(owner, candidate.candidate_id)
+    assert review.base_is_current and review.current is not None
+    assert review.current.version == 2 and review.diff.changed
+    assert not review.can_approve

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from services.publishing.diff import diff_texts
 
@@ -44,3 +46,17 @@ def test_the_inline_diff_rebuilds_both_texts() -> None:
     assert "".join(s.text for s in diff.inline if s.kind != "insert") == current
     assert "".join(s.text for s in diff.inline if s.kind != "delete") == proposed
     assert not diff_texts(current, current).changed
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    current=st.text(alphabet="交期15日\n特殊檢驗ab ", max_size=40),
+    proposed=st.text(alphabet="交期18日\n特殊檢驗ac ", max_size=40),
+)
+def test_any_pair_of_texts_is_rebuilt_from_its_diff(current: str, proposed: str) -> None:
+    diff = diff_texts(current, proposed)
+    assert "".join(s.text for s in diff.inline if s.kind != "insert") == current
+    assert "".join(s.text for s in diff.inline if s.kind != "delete") == proposed
+    assert [r.left for r in diff.rows if r.left is not None] == current.splitlines()
+    assert [r.right for r in diff.rows if r.right is not None] == proposed.splitlines()
+    assert diff.changed == (current != proposed)
