@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +21,23 @@ from tests.support.corpus import corpus_dict, write_corpus
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """A skipped (or xfailed) test is a failed one: every test here must run and can fail."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.skipped:
+        reason = report.longrepr[2] if isinstance(report.longrepr, tuple) else report.longrepr
+        report.outcome = "failed"
+        report.longrepr = f"skipping is not allowed in this suite: {reason}"
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """No collected tests is a failure however pytest is invoked (exit code 5 never passes)."""
+    if exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
 @pytest.fixture(scope="session")
 def pg_template() -> Iterator[str]:
     """One migrated PostgreSQL database per test session; each test copies it (fast)."""
@@ -32,15 +50,32 @@ def pg_template() -> Iterator[str]:
     pg.drop_database(name)
 
 
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One SQLite file migrated by Alembic per test session (per xdist worker); tests get copies.
+
+    Copying a closed, checkpointed file is much cheaper than running every migration per test.
+    """
+    path = tmp_path_factory.mktemp("sqlite-template") / "memdesk.db"
+    engine = make_engine(f"sqlite:///{path}")
+    upgrade(engine)
+    engine.dispose()
+    # WAL mode: closing the last connection checkpoints; a leftover log would hold data.
+    assert not path.with_name(path.name + "-wal").exists()
+    return path
+
+
+def sqlite_copy(template: Path, directory: Path) -> str:
+    target = directory / "memdesk.db"
+    shutil.copyfile(template, target)
+    return f"sqlite:///{target}"
+
+
 @pytest.fixture(params=BACKENDS)
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh, migrated database on each backend."""
     if request.param == "sqlite":
-        url = f"sqlite:///{tmp_path / 'memdesk.db'}"
-        engine = make_engine(url)
-        upgrade(engine)
-        engine.dispose()
-        yield url
+        yield sqlite_copy(request.getfixturevalue("sqlite_template"), tmp_path)
         return
     template = request.getfixturevalue("pg_template")
     name = pg.create_database(template=template)
@@ -49,12 +84,8 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
 
 
 @pytest.fixture
-def sqlite_url(tmp_path: Path) -> str:
-    url = f"sqlite:///{tmp_path / 'memdesk.db'}"
-    engine = make_engine(url)
-    upgrade(engine)
-    engine.dispose()
-    return url
+def sqlite_url(tmp_path: Path, sqlite_template: Path) -> str:
+    return sqlite_copy(sqlite_template, tmp_path)
 
 
 @pytest.fixture

@@ -508,8 +508,9 @@ def _check_lease(row: Run, lease: RunView | None) -> None:
 
 
 def _brief(payload: dict[str, Any]) -> dict[str, Any]:
-    """Audit details stay small: scalars and short lists, never whole evidence pools."""
-    return {key: value for key, value in payload.items() if _small(value)}
+    """Audit details stay small: scalars and short lists, never whole evidence pools, and never
+    a model's raw answer (it quotes documents, and the audit log is read without their ACL)."""
+    return {key: value for key, value in payload.items() if key != "raw" and _small(value)}
 
 
 def _small(value: Any) -> bool:

@@ -7,6 +7,7 @@ publisher turns an approved candidate into a new document version.
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime
 from typing import Literal, Protocol
 
@@ -295,11 +296,18 @@ class CandidateService:
         candidate = self.get(principal, candidate_id)
         current = self._current(principal, candidate.document_id)
         refusal = _refusal(principal, candidate, current)
+        now = current.version if current else None
+        if candidate.published_version is not None and candidate.base_version is not None:
+            # Once published, "current" is the candidate itself: show what it changed.
+            with contextlib.suppress(NotFound):  # e.g. the base was revoked since
+                current = self._knowledge.get(
+                    principal, candidate.document_id, candidate.base_version
+                )
         return CandidateReview(
             candidate=candidate,
             current=current,
             diff=diff_texts(current.body if current else "", candidate.body),
-            base_is_current=(current.version if current else None) == candidate.base_version,
+            base_is_current=now in (candidate.base_version, candidate.published_version),
             can_approve=refusal is None,
             why_not=str(refusal) if refusal else None,
         )

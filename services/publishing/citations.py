@@ -110,6 +110,8 @@ class CitationChecker:
                         DocumentVersion.document_id.in_(ids),
                     )
                 )
+                # A version the principal may not read says nothing, not even its status.
+                if principal.can_read(tenant_id=row.tenant_id, acl=row.acl)
             }
         result = []
         for c in citations:

@@ -349,6 +349,11 @@ class Publisher:
                     actor=actor,
                     reason=f"superseded by {pub.document_id}@{pub.version}",
                 )
+                # The record of when it stopped applying (valid_to is exclusive).
+                if old.valid_from < new.valid_from and (
+                    old.valid_to is None or old.valid_to > new.valid_from
+                ):
+                    old.valid_to = new.valid_from
                 superseded.append(version)
             cand = session.get(CandidateRow, pub.candidate_id)
             assert cand is not None

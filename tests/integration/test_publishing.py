@@ -65,6 +65,8 @@ def test_candidate_to_published_v3_and_retrieval_cites_v3_never_v2(published: Se
         v.version: v.status for v in s.knowledge.versions(who(s, "a.owner"), "SOP-LEADTIME")
     }
     assert versions == {1: "superseded", 2: "superseded", 3: "approved"}
+    v2 = s.knowledge.get(who(s, "a.owner"), "SOP-LEADTIME", 2)
+    assert v2.valid_to == result.document.valid_from  # when it stopped applying
     assert served_versions(s) == eligible_versions(s) == {3}
     evidence = s.retrieval.retrieve(who(s, "a.sales"), "標準交期是幾天", as_of=AS_OF).evidence
     assert "18 日" in next(e.quote for e in evidence if e.document_id == "SOP-LEADTIME")

@@ -132,3 +132,17 @@ def test_memories_of_a_customer_scope_are_missing_for_colleagues_without_the_gra
         [m.model_dump(mode="json") for m in s.memories.scopes(p)]
     )
     assert s.memories.get(world.principal("a.sales"), world.real.memory).fact
+
+
+def test_a_models_raw_answer_stays_out_of_the_audit_log(world):
+    """The audit log is read by admins and knowledge owners without the documents' ACLs; a
+    model's raw answer (kept on the run for review, redacted there) quotes documents."""
+    s = world.services
+    raw = '{"claims": [{"text": "依 CONTRACT-ACME-2026：RAW-ANSWER-MARKER"}]}'
+    s.runs.add_event(world.real.run, "model_call", {"status": "rejected", "raw": raw})
+    entries = s.audit.search(world.principal("a.admin"), action="run.model_call", limit=1000)
+    assert entries and all("RAW-ANSWER-MARKER" not in json.dumps(e.detail) for e in entries)
+    assert any(
+        e.payload.get("raw") == raw
+        for e in s.runs.events(world.principal("a.sales"), world.real.run)
+    )

@@ -24,7 +24,8 @@ from services.db.models import DocumentVersion, IndexChunk
 from services.errors import InvalidInput, NotFound
 from services.settings import Settings
 from tests.security.conftest import AS_OF
-from tests.support.scenario import load_scenario, resume_q42
+from tests.support.corpus import doc
+from tests.support.scenario import load_scenario, resume_q42, scenario_corpus
 
 QUERY = "標準交期是幾天"
 
@@ -219,3 +220,30 @@ def test_an_untampered_draft_is_approved_normally(drafted):
     draft = _draft(s)
     outcome = s.approval_flow.decide(sales(s), draft.id, approve=True)
     assert outcome.approval.status == "approved"
+
+
+def test_a_citation_check_says_nothing_of_a_version_the_reader_may_not_read(tmp_path):
+    """Revoked, customer-restricted: for a colleague without the grant it is as unknown as a
+    document that does not exist (its status is not leaked)."""
+    settings = Settings(
+        home=tmp_path / "home",
+        database_url=f"sqlite:///{tmp_path / 'm.db'}",
+        embedding_backend="hashing",
+    )
+    s = bootstrap.build(settings, clock=FakeClock(), ids=SequentialIds())
+    try:
+        bootstrap.initialise(s)
+        restricted = doc(
+            "CONTRACT-OLD", 1, status="revoked", acl=["customer:C-ACME"], body="舊合約：交期 9 日"
+        )
+        load_scenario(s, tmp_path, documents=[*scenario_corpus()["documents"], restricted])
+        check = [{"document_id": "CONTRACT-OLD", "version": 1}]
+        nowhere = [{"document_id": "DOC-NOWHERE", "version": 1}]
+        colleague = s.directory.principal("a.sales2")
+        assert [c.state for c in s.citations.check(colleague, check, as_of=AS_OF)] == [
+            c.state for c in s.citations.check(colleague, nowhere, as_of=AS_OF)
+        ]
+        granted = s.directory.principal("a.sales")
+        assert [c.state for c in s.citations.check(granted, check, as_of=AS_OF)] == ["revoked"]
+    finally:
+        s.close()

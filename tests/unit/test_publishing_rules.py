@@ -161,3 +161,14 @@ def test_an_addition_is_appended_to_the_current_text(published: Services) -> Non
     assert candidate.body == "新版：標準交期 15 日；特殊檢驗另評估\n特殊檢驗可能延長交期。"
     review = published.candidates.review(who(published, "a.owner"), candidate.candidate_id)
     assert [s.kind for s in review.diff.inline] == ["equal", "insert"]
+
+
+def test_a_published_candidate_still_shows_what_it_changed(published: Services) -> None:
+    candidate = propose_leadtime(published)
+    owner = who(published, "a.owner")
+    published.candidates.approve(owner, candidate.candidate_id)
+    published.publisher.publish(owner, candidate.candidate_id)
+    review = published.candidates.review(owner, candidate.candidate_id)
+    assert review.base_is_current and review.current is not None
+    assert review.current.version == 2 and review.diff.changed
+    assert not review.can_approve
