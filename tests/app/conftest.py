@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.util import patch_config_options
 
@@ -26,11 +28,18 @@ ENV_CLEARED = (
 )
 
 
+# Every AppTest's first run scans the metadata of every installed distribution for Streamlit
+# components (about a second each, most of a page test). The installed packages cannot change
+# during a test session, so the scan runs once per process and each AppTest gets its result.
+_scan_once = functools.cache(manifest_scanner.scan_component_manifests)
+
+
 @pytest.fixture(autouse=True)
-def _apptest_config() -> Iterator[None]:
+def _apptest_config(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """AppTest keeps each widget's `format_func` in session state for its own bookkeeping;
     lambdas cannot be pickled, so the serializability check that .streamlit/config.toml turns on
     for the real server (and the browser tests exercise) is off inside AppTest only."""
+    monkeypatch.setattr(manifest_scanner, "scan_component_manifests", _scan_once)
     with patch_config_options({"runner.enforceSerializableSessionState": False}):
         yield
 
