@@ -4,10 +4,33 @@ runs queued by one process are executed by another that claims them from SQL."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 from tests.conftest import principal
-from tests.integration.test_resume_q42_cli import memdesk
 from tests.support.scenario import SUPPLEMENT, load_scenario
+
+
+def memdesk(settings, *args: str) -> subprocess.CompletedProcess[str]:
+    """The console script in its own process: the worker here must be another process."""
+    env = {
+        **os.environ,
+        "MEMDESK_HOME": str(settings.home),
+        "MEMDESK_DATABASE_URL": settings.database_url,
+        "MEMDESK_EMBEDDING_BACKEND": settings.embedding_backend,
+        "MEMDESK_ANALYZER": "offline",
+    }
+    env.pop("MEMDESK_GEMINI_API_KEY", None)
+    return subprocess.run(
+        [str(Path(sys.executable).parent / "memdesk"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        timeout=300,
+    )
 
 
 def test_a_separate_worker_process_executes_queued_runs(services, settings, tmp_path):
