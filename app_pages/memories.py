@@ -137,8 +137,10 @@ with browse:
                         document_id = st.text_input(
                             "目標文件 Target document id", key="memories.propose_document"
                         )
+                        # Appended: a memory is one fact, and the owner's diff should show it
+                        # added to the document, not the document replaced by it.
                         body = st.text_area(
-                            "提議內容 Proposed text",
+                            "新增段落 Paragraph to add",
                             value=current.fact,
                             key="memories.propose_body",
                         )
@@ -148,6 +150,7 @@ with browse:
                                 Proposal(
                                     document_id=document_id.strip(),
                                     body=body,
+                                    append=True,
                                     origin="memory",
                                     memory_ids=[chosen],
                                 ),

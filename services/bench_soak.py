@@ -331,6 +331,10 @@ def _report(
     ]
     with services.db.read() as session:
         runs = Counter(session.scalars(select(Run.status)))
+        unsuccessful = Counter(
+            str(error).split(":", 1)[0][:80]
+            for error in session.scalars(select(Run.error).where(Run.status != "succeeded"))
+        )
         tasks = Counter(session.scalars(select(TaskRow.status)))
         documents = Counter(session.scalars(select(DocumentVersion.status)))
     return {
@@ -342,6 +346,7 @@ def _report(
         "refused": dict(sorted(state.refused.items())),
         "refused_examples": state.refusals,
         "runs_by_status": dict(sorted(runs.items())),
+        "unsuccessful_runs_by_reason": dict(unsuccessful.most_common(5)),
         "tasks_by_status": dict(sorted(tasks.items())),
         "documents_by_status": dict(sorted(documents.items())),
         "invariants_ok": all(check.ok for check in checks),

@@ -94,6 +94,22 @@ def test_a_memory_is_proposed_as_candidate_knowledge(home):
     assert at.success[0].value.startswith("候選 cand")
 
 
+def test_a_memory_proposed_for_an_existing_sop_only_adds_its_fact(home):
+    """The owner's diff shows the fact added to the SOP, not the SOP replaced by the fact."""
+    at = generate(memories_page("a.sales"), "交期希望 20 天內。", save=True)
+    at.switch_page(PAGE).run()
+    at.text_input(key="memories.propose_document").input("SOP-LEADTIME")
+    at.button(key="FormSubmitter:memories.propose-提議 Propose").click().run()
+    assert not at.exception, at.exception
+    services = _session.services()
+    owner = services.directory.principal("a.owner")
+    (candidate,) = services.candidates.list(owner)
+    review = services.candidates.review(owner, candidate.candidate_id)
+    assert review.current is not None and review.current.version == 2
+    assert review.diff.removed_chars == 0
+    assert [r.right for r in review.diff.rows if r.kind == "insert"] == ["交期希望 20 天內"]
+
+
 def test_admins_set_granular_ttls_and_a_ttl_in_seconds_survives_a_save(home):
     at = memories_page("a.admin")
     at.toggle(key="memories.granular").set_value(True)
