@@ -116,16 +116,28 @@ class ApprovalFlow:
         return [item for item in items if item.decision_version == latest]
 
     def queue(self, principal: Principal) -> list[ApprovalView]:
-        """Pending items this person may decide: their role, the latest decision only."""
+        """Pending items this person may decide: their role, the latest decision only, of tasks
+        still awaiting approval (a task resumed meanwhile without a new draft has moved on, and
+        `decide` would refuse its items)."""
         pending = self._approvals.search(principal, statuses=[PENDING], limit=1000)
         latest: dict[str, int] = {}
         for item in self._approvals.search(principal, limit=5000):
             latest[item.task_id] = max(latest.get(item.task_id, 0), item.decision_version)
+        with self._db.read() as session:
+            awaiting = set(
+                session.scalars(
+                    select(TaskRow.task_id).where(
+                        TaskRow.tenant_id == principal.tenant_id,
+                        TaskRow.status == TaskStatus.awaiting_approval.value,
+                    )
+                )
+            )
         return [
             item
             for item in pending
             if principal.has_role(item.required_role)
             and item.decision_version == latest.get(item.task_id)
+            and item.task_id in awaiting
         ]
 
     def decide(
