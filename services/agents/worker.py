@@ -204,14 +204,25 @@ class Worker:
             thread.join(timeout=5)
 
 
-def stop_on_signals(stop: threading.Event, *, say: Callable[[str], None] | None = None) -> None:
-    """SIGTERM / SIGINT ask the worker to stop after the attempt it holds (a graceful drain for
-    process managers and container orchestrators); a second signal is not needed."""
+@contextlib.contextmanager
+def stop_on_signals(
+    stop: threading.Event, *, say: Callable[[str], None] | None = None
+) -> Iterator[threading.Event]:
+    """While inside: SIGTERM / SIGINT ask the worker to stop after the attempt it holds (a
+    graceful drain for process managers and orchestrators). The previous handlers come back on
+    exit, so an in-process caller (a test, an embedding program) keeps its own."""
 
     def handler(signum: int, _frame: FrameType | None) -> None:
         if say is not None and not stop.is_set():
             say(f"{signal.Signals(signum).name} received: finishing the current run, then exit")
         stop.set()
 
-    signal.signal(signal.SIGTERM, handler)
-    signal.signal(signal.SIGINT, handler)
+    if threading.current_thread() is not threading.main_thread():
+        yield stop  # signals are only delivered to the main thread
+        return
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield stop
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)

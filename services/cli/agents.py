@@ -136,8 +136,10 @@ def worker(
 
     A killed worker loses nothing: its run is reclaimed after MEMDESK_RUN_TIMEOUT_SECONDS."""
     stop = threading.Event()
-    stop_on_signals(stop, say=lambda text: typer.echo(text, err=True))
-    with _services() as services:
+    with (
+        stop_on_signals(stop, say=lambda text: typer.echo(text, err=True)),
+        _services() as services,
+    ):
         typer.echo(f"worker {services.worker.worker_id} started", err=True)
 
         def idle() -> None:

@@ -3,10 +3,12 @@ a lost database connection while claiming does not end the worker."""
 
 from __future__ import annotations
 
+import signal
 import threading
 
 import pytest
 
+from services.agents.worker import stop_on_signals
 from services.bootstrap import Services
 from services.contracts.task_state import TaskStatus
 from services.errors import DatabaseUnavailable
@@ -76,3 +78,13 @@ def test_a_lost_connection_while_claiming_is_waited_out_not_fatal(store, monkeyp
     done = store.worker.serve(stop=stop, until_empty=True, poll_seconds=0.01)
     assert done == 3
     assert statuses(store) == ["succeeded"] * 3
+
+
+def test_the_worker_s_signal_handlers_are_undone_when_it_stops():
+    before = signal.getsignal(signal.SIGTERM)
+    stop = threading.Event()
+    with stop_on_signals(stop):
+        assert signal.getsignal(signal.SIGTERM) is not before
+        signal.raise_signal(signal.SIGTERM)  # delivered to the handler, not the default action
+        assert stop.is_set()
+    assert signal.getsignal(signal.SIGTERM) is before

@@ -70,7 +70,6 @@ def main() -> int:
     parser.add_argument("--gate", type=Path)
     args = parser.parse_args()
     stop = threading.Event()
-    stop_on_signals(stop, say=lambda text: print(text, file=sys.stderr, flush=True))
     services = bootstrap.build()
     stall = Stall(args.marker, args.gate)
     if args.hang_at == "analysis":
@@ -78,11 +77,12 @@ def main() -> int:
     else:
         agents = rebuild_agents(services, tasks=StallingTasks(services.tasks, stall))
     print(f"worker {agents.worker.worker_id} started", file=sys.stderr, flush=True)
-    done = agents.worker.serve(
-        stop=stop,
-        poll_seconds=0.1,
-        on_run=lambda run: print(f"{run.run_id}\t{run.status}", flush=True),
-    )
+    with stop_on_signals(stop, say=lambda text: print(text, file=sys.stderr, flush=True)):
+        done = agents.worker.serve(
+            stop=stop,
+            poll_seconds=0.1,
+            on_run=lambda run: print(f"{run.run_id}\t{run.status}", flush=True),
+        )
     print(f"stopped after {done} run(s)", file=sys.stderr, flush=True)
     services.close()
     return 0
