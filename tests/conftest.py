@@ -71,6 +71,20 @@ def sqlite_copy(template: Path, directory: Path) -> str:
     return f"sqlite:///{target}"
 
 
+@pytest.fixture(scope="session")
+def seeded_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """`memdesk seed-demo` once per process: the demo tenants, users with the demo password, an
+    index with the real embedder. Defined here, not next to the console tests, so that every
+    module using it (tests/app, tests/security) shares the one store instead of seeding again."""
+    home = tmp_path_factory.mktemp("seeded") / "home"
+    services = bootstrap.build(Settings(home=home, analyzer="offline"))
+    try:
+        bootstrap.seed_demo(services)
+    finally:
+        services.close()
+    return home
+
+
 @pytest.fixture(params=BACKENDS)
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     """A fresh, migrated database on each backend."""

@@ -13,8 +13,6 @@ from streamlit.testing.v1 import AppTest
 from streamlit.testing.v1.util import patch_config_options
 
 from app_pages import _session
-from services import bootstrap
-from services.settings import Settings
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 # Generous: the first run in a process loads the embedder; later runs take about a second.
@@ -42,18 +40,6 @@ def _apptest_config(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(manifest_scanner, "scan_component_manifests", _scan_once)
     with patch_config_options({"runner.enforceSerializableSessionState": False}):
         yield
-
-
-@pytest.fixture(scope="session")
-def seeded_home(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """`memdesk seed-demo` once: the demo tenants, users with the demo password, an index."""
-    home = tmp_path_factory.mktemp("seeded") / "home"
-    services = bootstrap.build(Settings(home=home, analyzer="offline"))
-    try:
-        bootstrap.seed_demo(services)
-    finally:
-        services.close()
-    return home
 
 
 def _use_home(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:

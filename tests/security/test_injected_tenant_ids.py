@@ -14,7 +14,6 @@ from services.errors import InvalidInput
 from tests.app.conftest import (  # noqa: F401 - fixtures shared with the console's tests
     _apptest_config,
     app,
-    seeded_home,
     shared_home,
     texts,
 )
