@@ -63,7 +63,6 @@ class User(Base):
     email: Mapped[str | None] = mapped_column(String(320), unique=True, default=None)
     roles: Mapped[list[Any]] = mapped_column(default=list)
     grants: Mapped[list[Any]] = mapped_column(default=list)
-    password_hash: Mapped[str | None] = mapped_column(String(200), default=None)
     active: Mapped[bool] = mapped_column(Boolean, default=True)
     created_at: Mapped[datetime]
 

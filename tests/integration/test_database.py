@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import sqlite3
+from datetime import datetime
 
 import pytest
 from alembic.script import ScriptDirectory
 from sqlalchemy import inspect, text
 
 from services.db.engine import Database, make_engine
-from services.db.migrate import alembic_config, current_revision
+from services.db.migrate import alembic_config, current_revision, upgrade
 from services.db.models import Base
 
 
@@ -65,3 +66,70 @@ def test_sqlite_read_units_do_not_take_the_write_lock(sqlite_url):
     finally:
         other.close()
         database.dispose()
+
+
+def test_the_migrated_schema_has_exactly_the_models_columns(database_url):
+    engine = make_engine(database_url)
+    try:
+        inspector = inspect(engine)
+        drift = {
+            name: {c["name"] for c in inspector.get_columns(name)} ^ set(table.columns.keys())
+            for name, table in Base.metadata.tables.items()
+        }
+    finally:
+        engine.dispose()
+    assert {name: cols for name, cols in drift.items() if cols} == {}
+
+
+def test_users_hold_no_password_column(database_url):
+    """Passwords live in local_credentials only; the foundation's unused column is dropped."""
+    engine = make_engine(database_url)
+    try:
+        columns = {c["name"] for c in inspect(engine).get_columns("users")}
+    finally:
+        engine.dispose()
+    assert "password_hash" not in columns
+    assert "password_hash" not in Base.metadata.tables["users"].columns
+
+
+def test_dropping_the_password_column_keeps_users_and_their_credentials(
+    database_url: str, tmp_path
+) -> None:
+    """An existing store upgraded: recreating `users` (SQLite batch mode) would cascade-delete
+    every local credential through their foreign key."""
+    engine = make_engine(database_url)
+    try:
+        if engine.dialect.name == "postgresql":
+            with engine.begin() as connection:
+                connection.execute(text("DROP SCHEMA public CASCADE; CREATE SCHEMA public"))
+        else:
+            engine.dispose()
+            (tmp_path / "memdesk.db").unlink()
+            engine = make_engine(database_url)
+        upgrade(engine, "knowledge_0001")
+        with engine.begin() as connection:
+            connection.execute(
+                text("INSERT INTO tenants (tenant_id, name, created_at) VALUES ('A', 'A', :at)"),
+                {"at": datetime(2026, 11, 29)},
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO users (user_id, tenant_id, display_name, roles, grants, "
+                    "password_hash, active, created_at) VALUES ('a.sales', 'A', 'S', '[]', '[]', "
+                    "NULL, :yes, :at)"
+                ),
+                {"yes": True, "at": datetime(2026, 11, 29)},
+            )
+            connection.execute(
+                text(
+                    "INSERT INTO local_credentials (user_id, password_hash, failed_attempts, "
+                    "changed_by, changed_at) VALUES ('a.sales', 'h', 0, 'x', :at)"
+                ),
+                {"at": datetime(2026, 11, 29)},
+            )
+        upgrade(engine)
+        with engine.connect() as connection:
+            assert connection.scalar(text("SELECT count(*) FROM users")) == 1
+            assert connection.scalar(text("SELECT password_hash FROM local_credentials")) == "h"
+    finally:
+        engine.dispose()
