@@ -149,12 +149,11 @@ with queue_tab:
     if not candidates:
         st.info("沒有此狀態的候選知識。No candidates with this status.")
     else:
-        by_id = {c.candidate_id: c for c in candidates}
+        # A dict's lookup, not a lambda: the format function is kept in session state, which
+        # must stay picklable (runner.enforceSerializableSessionState).
+        labels = {c.candidate_id: label(c) for c in candidates}
         chosen = st.selectbox(
-            "候選 Candidate",
-            list(by_id),
-            format_func=lambda c: label(by_id[c]),
-            key="knowledge.pick",
+            "候選 Candidate", list(labels), format_func=labels.__getitem__, key="knowledge.pick"
         )
         review = _ui.or_stop(lambda: services.candidates.review(principal, chosen))
         show_review(review)

@@ -89,12 +89,12 @@ with st.form("retention.set_hold"):
 
 if holds:
     with st.form("retention.lift_hold"):
+        # A dict's lookup, not a lambda: session state must stay picklable.
+        hold_labels = {h.id: f"#{h.id} {h.record_type} {h.record_id}" for h in holds}
         hold_id = st.selectbox(
             "保全 Hold",
-            [hold.id for hold in holds],
-            format_func=lambda i: next(
-                f"#{h.id} {h.record_type} {h.record_id}" for h in holds if h.id == i
-            ),
+            list(hold_labels),
+            format_func=hold_labels.__getitem__,
             key="retention.lift_id",
         )
         lift_reason = st.text_input("解除原因 Reason to lift", key="retention.lift_reason")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +18,7 @@ from services.clock import Clock, IdGenerator, SystemClock, UuidIds
 from services.db.engine import Database, make_engine
 from services.db.migrate import upgrade
 from services.desk import Desk
-from services.importer import CorpusImporter, ImportReport
+from services.importer import CorpusImporter, ImportReport, read_corpus_file
 from services.knowledge import KnowledgeStore
 from services.memory.bank import MemoryBank
 from services.memory.wiring import build_memory_bank
@@ -173,12 +172,29 @@ def initialise(services: Services) -> None:
 
 
 def seed_demo(services: Services) -> ImportReport:
+    """Load the demo corpus once. `make run` calls this every time: once this exact content is in
+    the store, later calls change nothing, so an admin's changes to the demo users survive."""
     initialise(services)
-    report = services.importer.import_file(services.settings.demo_corpus, actor="system:seed-demo")
+    path = services.settings.demo_corpus
+    corpus, data = read_corpus_file(path)
+    if services.importer.already_imported(corpus):
+        report = ImportReport(
+            source=str(path),
+            created={},
+            updated={},
+            unchanged={},
+            warnings=[],
+            changed_documents=[],
+            tenants=sorted({t.tenant_id for t in corpus.tenants}),
+            already_loaded=True,
+        )
+    else:
+        report = services.importer.import_corpus(
+            corpus, source=str(path), actor="system:seed-demo", raw=data
+        )
     services.index.sync()  # raises if the index cannot be built: the demo must be searchable
-    corpus = json.loads(services.settings.demo_corpus.read_text(encoding="utf-8"))
     services.accounts.ensure_password(
-        [user["user_id"] for user in corpus.get("users", [])],
+        [user.user_id for user in corpus.users],
         DEMO_PASSWORD,
         actor="system:seed-demo",
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections import Counter
@@ -20,7 +21,7 @@ from services.contracts import json_schema
 from services.contracts.corpus import Corpus, CorpusDocument, CorpusTask, CorpusUser, DocStatus
 from services.contracts.task_state import TaskState
 from services.db.engine import Database
-from services.db.models import DocumentVersion, TaskRow, Tenant, User
+from services.db.models import AuditEntry, DocumentVersion, TaskRow, Tenant, User
 from services.errors import InvalidInput
 from services.knowledge import DOC_TRANSITIONS, KnowledgeStore, NewVersion, content_hash
 from services.principals import ROLES
@@ -51,6 +52,9 @@ class ImportReport(BaseModel):
     warnings: list[str]
     changed_documents: list[str]
     tenants: list[str]
+    # True: this exact content had been imported before, so nothing was looked at or changed
+    # (only `memdesk seed-demo` skips; `memdesk import` always re-applies the file).
+    already_loaded: bool = False
 
     @property
     def changed(self) -> bool:
@@ -76,11 +80,8 @@ class CorpusImporter:
         self._on_documents_changed = on_documents_changed
 
     def import_file(self, path: Path, *, actor: str = "system:import") -> ImportReport:
-        try:
-            raw = path.read_bytes()
-        except OSError as exc:
-            raise InvalidInput(f"{path}: cannot read file ({exc.strerror})") from exc
-        return self.import_bytes(raw, source=str(path), actor=actor)
+        corpus, data = read_corpus_file(path)
+        return self.import_corpus(corpus, source=str(path), actor=actor, raw=data)
 
     def import_bytes(self, raw: bytes, *, source: str, actor: str) -> ImportReport:
         data = parse_json_bytes(raw, source=source)
@@ -94,6 +95,7 @@ class CorpusImporter:
         problems = self._check_file(corpus, warnings)
         if problems:
             raise _refused(source, problems)
+        fingerprint = corpus_fingerprint(corpus)
         created: Counter[str] = Counter()
         updated: Counter[str] = Counter()
         unchanged: Counter[str] = Counter()
@@ -121,7 +123,9 @@ class CorpusImporter:
                 | {u.tenant_id for u in corpus.users}
                 | {t.tenant_id for t in corpus.tasks}
             )
-            if created or updated:
+            # The fingerprint is recorded once even when nothing changed (a store imported
+            # before fingerprints existed), so `already_imported` can answer from then on.
+            if created or updated or not _recorded(session, fingerprint):
                 for tenant_id in tenants:
                     audit.record(
                         session,
@@ -135,6 +139,7 @@ class CorpusImporter:
                             "created": dict(created),
                             "updated": dict(updated),
                             "documents": [d for d in changed_docs if d.startswith(f"{tenant_id}/")],
+                            "fingerprint": fingerprint,
                         },
                     )
         if changed_docs and self._on_documents_changed:
@@ -148,6 +153,11 @@ class CorpusImporter:
             changed_documents=changed_docs,
             tenants=tenants,
         )
+
+    def already_imported(self, corpus: Corpus) -> bool:
+        """Whether a corpus with exactly this content was imported into this store before."""
+        with self._db.read() as session:
+            return _recorded(session, corpus_fingerprint(corpus))
 
     # ---- validation --------------------------------------------------------------------
     def _check_file(self, corpus: Corpus, warnings: list[str]) -> list[str]:
@@ -333,6 +343,32 @@ class CorpusImporter:
 
 
 # ---- parsing helpers (shared with `memdesk eval`) ----------------------------------------
+def read_corpus_file(path: Path) -> tuple[Corpus, dict[str, Any]]:
+    """A corpus@1 file validated (but not imported) and its raw data, for unknown-field warnings."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise InvalidInput(f"{path}: cannot read file ({exc.strerror})") from exc
+    data = parse_json_bytes(raw, source=str(path))
+    return validate_corpus(data, source=str(path)), data
+
+
+def corpus_fingerprint(corpus: Corpus) -> str:
+    """The corpus's content, independent of the file's formatting and key order."""
+    canonical = json.dumps(
+        corpus.model_dump(mode="json"), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+    )
+    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def _recorded(session: Session, fingerprint: str) -> bool:
+    # Few rows: one per tenant per import that changed something.
+    details = session.scalars(
+        select(AuditEntry.detail).where(AuditEntry.action == "corpus.imported")
+    )
+    return any(detail.get("fingerprint") == fingerprint for detail in details)
+
+
 def parse_json_bytes(raw: bytes, *, source: str) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")

@@ -273,6 +273,14 @@ class KnowledgeStore:
             raise NotAuthorized("only a knowledge owner or admin may change a document's status")
         with self._db.write() as session:
             row = self._readable(session, principal, document_id, version)
+            if target == DocStatus.approved:
+                # Approving also indexes the version and supersedes the old one: only the
+                # publisher does all three (the importer only loads corpus data as it is).
+                raise InvalidInput(
+                    f"document {document_id}@{version} cannot be approved by a status change; "
+                    "publish it: adopt it as a candidate, approve the candidate, then publish it "
+                    "(knowledge page, or `memdesk candidates adopt`/`approve`, `memdesk publish`)"
+                )
             self.transition(session, row, target=target, actor=principal.user_id, reason=reason)
             return _view(row)
 

@@ -75,7 +75,7 @@ def build_agents(
             # Imported here: google.genai is heavy and only needed when Gemini is configured.
             from services.agents.analysis_gemini import GeminiAnalyzer, GeminiReviewer
 
-            caller = _caller(settings, genai_client)
+            caller = gemini_caller(settings, genai_client)
             analyzer = GeminiAnalyzer(caller=caller, prompt=prompt)
             if settings.gemini_model_review:
                 model_reviewer = GeminiReviewer(caller=caller, prompt=prompt)
@@ -119,7 +119,8 @@ def build_agents(
     )
 
 
-def _caller(settings: Settings, client: Any | None) -> GeminiCaller:
+def gemini_caller(settings: Settings, client: Any | None) -> GeminiCaller:
+    """The Gemini caller for the configured model, shared by analysis and the Memory Bank."""
     from services.agents.analysis_gemini import GeminiBinding, GeminiCaller, build_client
 
     if client is None:

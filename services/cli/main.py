@@ -175,6 +175,8 @@ def _purge_text(report: Any) -> str:
 
 
 def _import_text(report: Any) -> str:
+    if report.already_loaded:
+        return f"already loaded {report.source}: nothing changed"
     lines = [f"imported {report.source}"]
     for label, counts in (
         ("created", report.created),

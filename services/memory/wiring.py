@@ -40,10 +40,10 @@ def build_memory_bank(
         extractor = _extractor(settings, genai_client, embedder)
     consolidator: Consolidator | None = None
     if settings.memory_consolidator == "gemini":
-        from services.agents.wiring import _caller
+        from services.agents.wiring import gemini_caller
         from services.memory.consolidate_gemini import GeminiConsolidator
 
-        consolidator = GeminiConsolidator(caller=_caller(settings, genai_client))
+        consolidator = GeminiConsolidator(caller=gemini_caller(settings, genai_client))
     return MemoryBank(
         db=db,
         clock=clock,
@@ -64,7 +64,7 @@ def _extractor(settings: Settings, genai_client: Any | None, embedder: Embedder)
     if not wants_gemini:
         return OfflineExtractor(embedder=embedder)
     # Imported here: google.genai is heavy and only needed when Gemini is configured.
-    from services.agents.wiring import _caller
+    from services.agents.wiring import gemini_caller
     from services.memory.extract_gemini import GeminiExtractor
 
-    return GeminiExtractor(caller=_caller(settings, genai_client))
+    return GeminiExtractor(caller=gemini_caller(settings, genai_client))

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from streamlit.components.v2 import manifest_scanner
 from streamlit.testing.v1 import AppTest
-from streamlit.testing.v1.util import patch_config_options
 
 from app_pages import _session
 
@@ -33,13 +32,10 @@ _scan_once = functools.cache(manifest_scanner.scan_component_manifests)
 
 
 @pytest.fixture(autouse=True)
-def _apptest_config(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
-    """AppTest keeps each widget's `format_func` in session state for its own bookkeeping;
-    lambdas cannot be pickled, so the serializability check that .streamlit/config.toml turns on
-    for the real server (and the browser tests exercise) is off inside AppTest only."""
+def _component_scan_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # AppTest runs with .streamlit/config.toml's enforceSerializableSessionState on, as the real
+    # server does: pages pass plain options or module-level format functions, never lambdas.
     monkeypatch.setattr(manifest_scanner, "scan_component_manifests", _scan_once)
-    with patch_config_options({"runner.enforceSerializableSessionState": False}):
-        yield
 
 
 def _use_home(monkeypatch: pytest.MonkeyPatch, home: Path) -> None:

@@ -106,9 +106,10 @@ def revoke_document(s: Services) -> None:
 
 def approve_document(s: Services) -> None:
     import_corpus(s)
-    s.knowledge.change_status(
-        principal(s, "a.owner"), document_id="SOP-PACK", version=1, target=DocStatus.approved
-    )
+    owner = principal(s, "a.owner")
+    (candidate,) = s.candidates.adopt_pending(owner)
+    s.candidates.approve(owner, candidate.candidate_id)
+    s.publisher.publish(owner, candidate.candidate_id)
 
 
 # (change, the audit action it must leave, the actor, the subject)

@@ -178,6 +178,9 @@ def run_console_script(env: dict[str, str], *args: str) -> subprocess.CompletedP
     )
 
 
+# Three fresh interpreters: what is tested is the process's exit code, not the backend (the
+# commands' behaviour on PostgreSQL is covered in-process above), so SQLite only.
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_console_script_exit_codes(imported):
     assert run_console_script(imported, "task", "show", "--as", "a.sales", "Q42").returncode == 0
     assert run_console_script(imported, "task", "show", "--as", "b.sales", "Q42").returncode == 2

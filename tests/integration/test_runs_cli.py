@@ -38,7 +38,7 @@ def test_a_separate_worker_process_executes_queued_runs(services, settings, tmp_
     sales = principal(services, "a.sales")
     queued = services.runs.enqueue(sales, "Q42", supplement=SUPPLEMENT)
     worked = memdesk(settings, "worker", "--once")
-    assert worked.exit_code == 0, worked.stderr
+    assert worked.returncode == 0, worked.stderr
     assert queued.run_id in worked.stdout
     assert services.runs.get(sales, queued.run_id).status == "succeeded"
     assert services.tasks.get(sales, "Q42").state.status == "awaiting_approval"
@@ -52,7 +52,7 @@ def test_a_separate_worker_process_executes_queued_runs(services, settings, tmp_
         (e["source_agent"], e["target_agent"]) for e in shown["events"] if e["kind"] == "handoff"
     ]
     assert hops[0] == ("supervisor", "analysis") and hops[-1] == ("supervisor", "human")
-    assert memdesk(settings, "runs", "show", queued.run_id, "--as", "b.sales").exit_code == 2
+    assert memdesk(settings, "runs", "show", queued.run_id, "--as", "b.sales").returncode == 2
 
     pending = json.loads(
         memdesk(settings, "approvals", "list", "--as", "a.engineer", "--json").stdout
@@ -69,7 +69,7 @@ def test_a_separate_worker_process_executes_queued_runs(services, settings, tmp_
         "checked",
         "--json",
     )
-    assert approved.exit_code == 0, approved.stderr
+    assert approved.returncode == 0, approved.stderr
     assert json.loads(approved.stdout)["approval"]["decided_by"] == "a.engineer"
 
 
@@ -88,9 +88,9 @@ def test_cancel_from_the_cli_leaves_a_cancel_event(services, settings, tmp_path)
         "customer withdrew",
         "--json",
     )
-    assert done.exit_code == 0, done.stderr
+    assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["status"] == "cancelled"
     kinds = [e.kind for e in services.runs.events(sales, queued.run_id)]
     assert "cancel_requested" in kinds
-    assert memdesk(settings, "worker", "--once").exit_code == 0
+    assert memdesk(settings, "worker", "--once").returncode == 0
     assert services.runs.get(sales, queued.run_id).status == "cancelled"

@@ -41,3 +41,24 @@ def test_there_is_no_pages_directory_for_streamlit_to_auto_discover():
     # A `pages/` folder beside app.py switches Streamlit to its v1 multipage mode on a process's
     # first run (and on every AppTest run): page files would run without app.py's login.
     assert not (ROOT / "pages").exists()
+
+
+def private_imports_across_packages(path: Path) -> list[str]:
+    """`from services.x.m import _name` in a module outside services.x: a private name reused."""
+    package = ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("services"):
+            if node.module.rsplit(".", 1)[0] == package:
+                continue  # a package's own helpers, shared among its modules
+            found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    return found
+
+
+def test_services_import_no_private_name_from_another_package():
+    found = {
+        str(path.relative_to(ROOT)): names
+        for path in SERVICES
+        if (names := private_imports_across_packages(path))
+    }
+    assert found == {}
