@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -50,6 +51,43 @@ def pg_template() -> Iterator[str]:
     pg.drop_database(name)
 
 
+class PgDatabases:
+    """Fresh copies of the migrated template, one per test. CREATE DATABASE and DROP DATABASE
+    mostly wait on the server's fsyncs, so the next copy is made and used ones are dropped on a
+    background thread while tests run; every test still gets a database nobody used before."""
+
+    def __init__(self, template: str) -> None:
+        self._template = template
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="pg-databases")
+        self._next: Future[str] | None = None
+        self._drops: list[Future[None]] = []
+
+    def _create(self) -> Future[str]:
+        return self._pool.submit(pg.create_database, template=self._template)
+
+    def take(self) -> str:
+        name = (self._next or self._create()).result()
+        self._next = self._create()
+        return name
+
+    def release(self, name: str) -> None:
+        self._drops.append(self._pool.submit(pg.drop_database, name))
+
+    def close(self) -> None:
+        if self._next is not None:
+            self.release(self._next.result())
+        self._pool.shutdown(wait=True)
+        for dropped in self._drops:
+            dropped.result()  # a failed drop fails the session instead of leaking databases
+
+
+@pytest.fixture(scope="session")
+def pg_databases(pg_template: str) -> Iterator[PgDatabases]:
+    databases = PgDatabases(pg_template)
+    yield databases
+    databases.close()
+
+
 @pytest.fixture(scope="session")
 def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One SQLite file migrated by Alembic per test session (per xdist worker); tests get copies.
@@ -91,10 +129,10 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str
     if request.param == "sqlite":
         yield sqlite_copy(request.getfixturevalue("sqlite_template"), tmp_path)
         return
-    template = request.getfixturevalue("pg_template")
-    name = pg.create_database(template=template)
+    databases: PgDatabases = request.getfixturevalue("pg_databases")
+    name = databases.take()
     yield pg.url_for(name)
-    pg.drop_database(name)
+    databases.release(name)
 
 
 @pytest.fixture
