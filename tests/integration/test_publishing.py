@@ -158,17 +158,9 @@ def test_another_tenants_candidate_and_evidence_look_missing(published: Services
 def test_a_draft_citing_v2_is_flagged_stale_after_v3_is_published(published: Services) -> None:
     s = published
     sales = who(s, "a.sales")
-    draft = s.approvals.request(
-        sales,
-        task_id="Q42",
-        decision_version=2,
-        payload={
-            "draft": "標準交期依 SOP-v2 為 15 日",
-            "citations": [
-                {"evidence_id": "SOP-LEADTIME@2:0-20", "document_id": "SOP-LEADTIME", "version": 2}
-            ],
-        },
-    )
+    # A real run drafts the answer citing v2 and waits for approval.
+    s.resumer.resume(sales, "Q42", supplement="客戶確認需要特殊檢驗，請接著處理。", as_of=AS_OF)
+    [draft] = [a for a in s.approvals.search(sales, task_id="Q42") if a.kind == "draft"]
     before = s.citations.check_approval(sales, draft.id)
     assert not before.stale
     [card] = s.desk.approval_queue(sales)
