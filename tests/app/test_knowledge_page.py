@@ -7,6 +7,7 @@ from datetime import date
 import pytest
 
 from app_pages import _session
+from services.contracts.task_state import TaskStatus
 from services.publishing.candidates import CandidateView, Proposal
 from tests.app.conftest import logged_in, texts
 
@@ -116,10 +117,16 @@ def test_revoking_shows_the_purge_was_verified(home):
 def test_a_draft_made_before_a_publication_is_flagged_stale_on_the_approvals_page(home):
     services = _session.services()
     sales, owner = (services.directory.principal(u) for u in ("a.sales", "a.owner"))
+    # The queue shows only items of tasks awaiting approval: walk Q42 there as a run would.
+    revision = services.tasks.get(sales, "Q42").state.revision
+    for status in ("restoring", "retrieving", "analyzing", "reviewing", "awaiting_approval"):
+        revision = services.tasks.update(
+            sales, "Q42", expected_revision=revision, status=TaskStatus(status)
+        ).state.revision
     services.approvals.request(
         sales,
         task_id="Q42",
-        decision_version=99,
+        decision_version=revision,
         payload={
             "draft": "標準交期依 SOP-v2 為 15 日",
             "citations": [

@@ -12,7 +12,7 @@ from app_pages import _session
 from services.audit import AuditQuery
 from services.errors import InvalidInput
 from tests.app.conftest import (  # noqa: F401 - fixtures shared with the console's tests
-    _apptest_config,
+    _component_scan_once,
     app,
     shared_home,
     texts,
