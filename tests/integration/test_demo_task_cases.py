@@ -25,8 +25,6 @@ GOLDEN = Golden.model_validate(
     json.loads((DATA / "memory-demo.golden.json").read_text(encoding="utf-8"))
 )
 TASK_CASES = [case for case in GOLDEN.cases if isinstance(case, TaskCase)]
-# The module fixture resumes every case once; on one xdist worker it is built once, not twice.
-pytestmark = pytest.mark.xdist_group("demo-task-cases")
 
 
 @pytest.fixture(scope="module")

@@ -17,9 +17,6 @@ from services.settings import Settings
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 AS_OF = date(2026, 11, 29)
-# The module's store (demo corpus, real embedder, three resumed tasks) is built once per worker:
-# keep the module on one worker.
-pytestmark = pytest.mark.xdist_group("desk-store")
 Q42_SUPPLEMENT = "客戶確認需要特殊檢驗，請接著處理。"
 Q43_SUPPLEMENT = (
     "陳先生回覆：表面處理確定改成黑色硬陽極，請依我們公司的標準確認膜厚後繼續準備報價。"
