@@ -59,3 +59,19 @@ def fresh(page: Page, name: str) -> Locator:
     element = page.locator(key(name))
     expect(element).to_have_attribute("data-stale", "false")
     return element
+
+
+def choose(page: Page, name: str, option: str) -> None:
+    """Pick `option` in the selectbox with `key=name`, once the current run has rendered it.
+
+    The selectbox is scrolled to the middle of the view first, and the scroll is let reach the
+    page (two animation frames) before the click. A click's own scroll-into-view only brings it
+    to the top edge, under the console's sticky header; focusing it there scrolls the main
+    container again, and the open list (react-aria) closes on any scroll, so the options would
+    never appear. A user clicks a selectbox they can see, so they do not hit this.
+    """
+    combobox = fresh(page, name).get_by_role("combobox")
+    combobox.evaluate("element => element.scrollIntoView({block: 'center'})")
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    combobox.click()
+    page.get_by_role("option", name=option).first.click()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import fresh, key, log_in, main, open_page, settled
+from tests.e2e.helpers import choose, fresh, key, log_in, main, open_page, settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
@@ -17,8 +17,7 @@ def test_owner_adopts_reviews_approves_and_publishes_the_packing_sop(
     open_page(page, "知識審核 Knowledge")
     page.locator(key("knowledge.adopt")).get_by_role("button").click()
     expect(page.get_by_test_id("stToast")).to_contain_text("added to the queue")
-    fresh(page, "knowledge.pick").get_by_role("combobox").click()
-    page.get_by_role("option", name="SOP-PACKING").first.click()
+    choose(page, "knowledge.pick", "SOP-PACKING")
     inline = page.locator(key("knowledge.inline"))
     expect(inline).to_contain_text("VCI")  # the inserted words, highlighted in the inline diff
     expect(main(page).get_by_test_id("stDataFrame")).to_be_visible()  # side-by-side rows
@@ -28,8 +27,8 @@ def test_owner_adopts_reviews_approves_and_publishes_the_packing_sop(
     expect(page.get_by_test_id("stToast")).to_contain_text("已核准 Approved")
     settled(page)
     page.screenshot(path=screenshots / "knowledge-approved.png")
-    fresh(page, "knowledge.status").get_by_role("combobox").click()
-    page.get_by_role("option", name="已核准待發布 Approved").click()
+    # The page stays scrolled down at the next pending candidate; the status picker is above.
+    choose(page, "knowledge.status", "已核准待發布 Approved")
     fresh(page, "knowledge.publish").get_by_role("button").click()
     status = main(page).get_by_test_id("stExpander").filter(has_text="已發布 Published")
     expect(status).to_contain_text("SOP-PACKING@2")
