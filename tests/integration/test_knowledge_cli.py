@@ -9,6 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli.main import app
+from services.clock import SystemClock, today
 from tests.support.corpus import write_corpus
 from tests.support.publishing import V3_BODY, publishing_corpus
 
@@ -31,8 +32,10 @@ def env(database_url: str, tmp_path: Path) -> dict[str, str]:
 
 
 def leadtime_versions(env: dict[str, str]) -> set[int]:
+    # The CLI publishes on the system clock (valid from its today): ask as of that same day.
+    as_of = today(SystemClock()).isoformat()
     result = memdesk(
-        env, "retrieve", "--as", "a.sales", "--as-of", "2026-11-29", "標準交期是幾天", "--json"
+        env, "retrieve", "--as", "a.sales", "--as-of", as_of, "標準交期是幾天", "--json"
     )
     assert result.exit_code == 0, result.output
     return {
