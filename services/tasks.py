@@ -142,7 +142,7 @@ class TaskService:
             .group_by(TaskRow.status)
         )
         with self._db.read() as session:
-            return {status: count for status, count in session.execute(query).tuples()}
+            return {status: count for status, count in session.execute(query)}
 
     def events(self, principal: Principal, task_id: str) -> list[TaskEventRecord]:
         with self._db.read() as session:
