@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from services.cli.main import AsUser, JsonFlag, _services, emit, run_command
+from services.cli.main import AsUser, JsonFlag, _services, emit, principal_for, run_command
 from services.errors import InvalidInput
 from services.publishing.candidates import CandidateReview, CandidateView, Proposal
 from services.publishing.publisher import PublishProgress, PublishResult
@@ -39,9 +39,7 @@ def candidates_list(
 ) -> None:
     """The candidate queue (knowledge owners) or your own proposals."""
     with _services() as s:
-        items = run_command(
-            lambda: s.candidates.list(s.directory.principal(as_user), statuses=status)
-        )
+        items = run_command(lambda: s.candidates.list(principal_for(s, as_user), statuses=status))
         emit(
             [c.model_dump(mode="json") for c in items],
             as_json=as_json,
@@ -53,9 +51,7 @@ def candidates_list(
 def candidates_show(candidate_id: str, as_user: AsUser, as_json: JsonFlag = False) -> None:
     """A candidate with its sources and the diff against the current approved version."""
     with _services() as s:
-        review = run_command(
-            lambda: s.candidates.review(s.directory.principal(as_user), candidate_id)
-        )
+        review = run_command(lambda: s.candidates.review(principal_for(s, as_user), candidate_id))
         emit(review, as_json=as_json, text=lambda: _review_text(review))
 
 
@@ -93,7 +89,7 @@ def candidates_propose(
                 if run_id is None or body is not None or body_file is not None:
                     raise InvalidInput("--claim takes its text from --run (no --body/--body-file)")
                 return s.candidates.propose_from_run(
-                    s.directory.principal(as_user),
+                    principal_for(s, as_user),
                     run_id=run_id,
                     claim=claim,
                     document_id=document_id,
@@ -106,7 +102,7 @@ def candidates_propose(
             if origin not in ("correction", "inference", "memory"):
                 raise InvalidInput(f"--origin must be correction, inference or memory: {origin}")
             return s.candidates.propose(
-                s.directory.principal(as_user),
+                principal_for(s, as_user),
                 Proposal(
                     document_id=document_id,
                     body=text,
@@ -130,7 +126,7 @@ def candidates_propose(
 def candidates_adopt(as_user: AsUser, as_json: JsonFlag = False) -> None:
     """Bring document versions submitted as pending_approval into the candidate queue."""
     with _services() as s:
-        adopted = run_command(lambda: s.candidates.adopt_pending(s.directory.principal(as_user)))
+        adopted = run_command(lambda: s.candidates.adopt_pending(principal_for(s, as_user)))
         emit(
             [c.model_dump(mode="json") for c in adopted],
             as_json=as_json,
@@ -148,9 +144,7 @@ def candidates_approve(
     """Approve a candidate (knowledge owners; never your own). Publish it with `publish`."""
     with _services() as s:
         candidate = run_command(
-            lambda: s.candidates.approve(
-                s.directory.principal(as_user), candidate_id, comment=comment
-            )
+            lambda: s.candidates.approve(principal_for(s, as_user), candidate_id, comment=comment)
         )
         emit(candidate, as_json=as_json, text=lambda: f"approved {_line(candidate)}")
 
@@ -165,7 +159,7 @@ def candidates_reject(
     """Reject a candidate with a reason."""
     with _services() as s:
         candidate = run_command(
-            lambda: s.candidates.reject(s.directory.principal(as_user), candidate_id, reason=reason)
+            lambda: s.candidates.reject(principal_for(s, as_user), candidate_id, reason=reason)
         )
         emit(candidate, as_json=as_json, text=lambda: f"rejected {_line(candidate)}")
 
@@ -185,7 +179,7 @@ def publish(
 
         def run() -> PublishResult:
             start = _date(valid_from, "--valid-from")
-            principal = s.directory.principal(as_user)
+            principal = principal_for(s, as_user)
             return s.publisher.publish(principal, candidate_id, valid_from=start, progress=progress)
 
         result = run_command(run)
@@ -203,7 +197,7 @@ def revoke(
     with _services() as s:
         result = run_command(
             lambda: s.publisher.revoke(
-                s.directory.principal(as_user), document_id, version=version, reason=reason
+                principal_for(s, as_user), document_id, version=version, reason=reason
             )
         )
         payload = {**result.model_dump(mode="json"), "purge_verified": result.purge_verified}
@@ -216,7 +210,7 @@ def check_citations(approval_id: int, as_user: AsUser, as_json: JsonFlag = False
     """Is the draft of an approval item still citing current versions?"""
     with _services() as s:
         check = run_command(
-            lambda: s.citations.check_approval(s.directory.principal(as_user), approval_id)
+            lambda: s.citations.check_approval(principal_for(s, as_user), approval_id)
         )
         payload = {**check.model_dump(mode="json"), "stale": check.stale}
         emit(
@@ -249,7 +243,7 @@ def holds_set(
     with _services() as s:
         hold = run_command(
             lambda: s.retention.set_hold(
-                s.directory.principal(as_user),
+                principal_for(s, as_user),
                 record_type=record_type,
                 record_id=record_id,
                 reason=reason,
@@ -268,7 +262,7 @@ def holds_lift(
     """Lift a legal hold with a reason (the hold stays on record)."""
     with _services() as s:
         hold = run_command(
-            lambda: s.retention.lift_hold(s.directory.principal(as_user), hold_id, reason=reason)
+            lambda: s.retention.lift_hold(principal_for(s, as_user), hold_id, reason=reason)
         )
         emit(hold, as_json=as_json, text=lambda: f"hold {hold.id} lifted")
 
@@ -282,7 +276,7 @@ def holds_list(
     """Legal holds of your tenant."""
     with _services() as s:
         holds = run_command(
-            lambda: s.retention.holds(s.directory.principal(as_user), active_only=not all_holds)
+            lambda: s.retention.holds(principal_for(s, as_user), active_only=not all_holds)
         )
         emit(
             [h.model_dump(mode="json") for h in holds],
@@ -302,7 +296,7 @@ def holds_list(
 def retention_show(as_user: AsUser, as_json: JsonFlag = False) -> None:
     """Your tenant's retention policies."""
     with _services() as s:
-        policies = run_command(lambda: s.retention.policies(s.directory.principal(as_user)))
+        policies = run_command(lambda: s.retention.policies(principal_for(s, as_user)))
         emit(
             policies,
             as_json=as_json,
@@ -326,7 +320,7 @@ def retention_set(
     with _services() as s:
         policies = run_command(
             lambda: s.retention.set_policy(
-                s.directory.principal(as_user), record_type=record_type, days=days
+                principal_for(s, as_user), record_type=record_type, days=days
             )
         )
         emit(policies, as_json=as_json, text=lambda: f"retention for {record_type} updated")

@@ -10,7 +10,16 @@ from typing import Annotated, Any
 import typer
 
 from services import evaluation
-from services.cli.main import AsOf, AsUser, JsonFlag, _services, emit, parse_as_of, run_command
+from services.cli.main import (
+    AsOf,
+    AsUser,
+    JsonFlag,
+    _services,
+    emit,
+    parse_as_of,
+    principal_for,
+    run_command,
+)
 from services.retrieval.types import RetrievalResult
 from services.settings import Settings
 
@@ -39,7 +48,7 @@ def retrieve(
     with _services() as services:
 
         def run() -> RetrievalResult:
-            principal = services.directory.principal(as_user)
+            principal = principal_for(services, as_user)
             return services.retrieval.retrieve(principal, query, k=k, as_of=parse_as_of(as_of))
 
         result = run_command(run)
