@@ -28,6 +28,7 @@ run: init
 lint: venv
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports
 
 typecheck: venv
 	$(BIN)/mypy

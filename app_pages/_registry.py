@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from services.principals import Principal
-
-ALL_ROLES = frozenset({"sales", "engineer", "knowledge_owner", "admin"})
+from services.core.policy import Permission, roles_with
+from services.core.principals import Principal
 
 
 @dataclass(frozen=True)
@@ -18,9 +17,13 @@ class Entry:
     name: str  # the file is app_pages/<name>.py and the URL path is /<name>
     title: str
     icon: str
-    roles: frozenset[str]
+    permission: Permission | None  # who may open it: the roles with this permission
     section: str = "工作 Work"
     home_for: frozenset[str] = frozenset()  # roles that land here after login
+
+    @property
+    def roles(self) -> frozenset[str]:
+        return roles_with(self.permission) if self.permission else frozenset()
 
     @property
     def path(self) -> str:
@@ -31,32 +34,32 @@ def _roles(*names: str) -> frozenset[str]:
     return frozenset(names)
 
 
-LOGIN = Entry("login", "登入 Log in", ":material/login:", frozenset())
+LOGIN = Entry("login", "登入 Log in", ":material/login:", None)
 
 PAGES: tuple[Entry, ...] = (
     Entry(
         "inbox",
         "任務收件匣 Inbox",
         ":material/inbox:",
-        _roles("sales", "admin"),
+        Permission.LIST_TASKS,
         home_for=_roles("sales", "admin"),
     ),
-    Entry("task", "任務 Task", ":material/assignment:", _roles("sales", "engineer", "admin")),
-    Entry("approvals", "待核准 Approvals", ":material/approval:", _roles("sales")),
+    Entry("task", "任務 Task", ":material/assignment:", Permission.WORK_TASKS),
+    Entry("approvals", "待核准 Approvals", ":material/approval:", Permission.DECIDE_DRAFTS),
     Entry(
         "engineering",
         "工程確認 Engineering",
         ":material/engineering:",
-        _roles("engineer"),
+        Permission.DECIDE_ENGINEERING,
         home_for=_roles("engineer"),
     ),
-    Entry("conflicts", "來源衝突 Conflicts", ":material/call_split:", _roles("sales", "admin")),
-    Entry("evidence", "證據 Evidence", ":material/format_quote:", ALL_ROLES),
+    Entry("conflicts", "來源衝突 Conflicts", ":material/call_split:", Permission.SETTLE_CONFLICTS),
+    Entry("evidence", "證據 Evidence", ":material/format_quote:", Permission.READ_EVIDENCE),
     Entry(
         "knowledge",
         "知識審核 Knowledge",
         ":material/menu_book:",
-        _roles("knowledge_owner"),
+        Permission.APPROVE_KNOWLEDGE,
         section="知識 Knowledge",
         home_for=_roles("knowledge_owner"),
     ),
@@ -64,28 +67,28 @@ PAGES: tuple[Entry, ...] = (
         "memories",
         "記憶庫 Memory Bank",
         ":material/psychology:",
-        _roles("sales", "knowledge_owner", "admin"),
+        Permission.REVIEW_MEMORIES,
         section="知識 Knowledge",
     ),
     Entry(
         "audit",
         "稽核紀錄 Audit log",
         ":material/policy:",
-        _roles("admin", "knowledge_owner"),
+        Permission.READ_AUDIT,
         section="管理 Admin",
     ),
     Entry(
         "admin",
         "使用者與權限 Users & access",
         ":material/manage_accounts:",
-        _roles("admin"),
+        Permission.ADMINISTER,
         section="管理 Admin",
     ),
     Entry(
         "retention",
         "保存與法律保全 Retention & holds",
         ":material/gavel:",
-        _roles("admin"),
+        Permission.ADMINISTER,
         section="管理 Admin",
     ),
 )

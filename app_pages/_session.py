@@ -14,8 +14,8 @@ import streamlit as st
 from app_pages import _registry
 from services import bootstrap
 from services.bootstrap import Services
-from services.errors import NotFound
-from services.principals import Principal
+from services.core.errors import NotFound
+from services.core.principals import Principal
 from services.settings import Settings
 
 

@@ -7,9 +7,7 @@ sees it (HTML, links, images, `$` math and directives included), never rendered 
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import TypeVar
 
@@ -19,13 +17,13 @@ from app_pages import _session
 from app_pages._session import Keys, remember
 from services.agents.resume import ResumeResult
 from services.agents.runs import RunEventView
-from services.desk import ApprovalCard
-from services.errors import InvalidInput, MemdeskError, NotAuthorized, NotFound, StaleRevision
-from services.principals import Principal
-from services.views.changes import ChangesSince
-from services.views.drafts import Draft
-from services.views.highlight import Segment
-from services.views.timeline import run_steps
+from services.core.errors import InvalidInput, MemdeskError, NotAuthorized, NotFound, StaleRevision
+from services.core.principals import Principal
+from services.desk.changes import ChangesSince
+from services.desk.drafts import Draft
+from services.desk.highlight import Segment
+from services.desk.service import ApprovalCard
+from services.desk.timeline import run_steps
 
 T = TypeVar("T")
 
@@ -138,41 +136,19 @@ def flush_toast() -> None:
         st.toast(message, icon=":material/check_circle:")
 
 
-def run_progress(events: list[RunEventView]) -> list[str]:
-    return [escape(step.text) for step in run_steps(events)]
-
-
 def resume_with_progress(
-    principal: Principal,
-    task_id: str,
-    supplement: str | None,
-    *,
-    write: Callable[[str], object],
-    poll_seconds: float = 0.3,
+    principal: Principal, task_id: str, supplement: str | None, *, write: Callable[[str], object]
 ) -> ResumeResult:
     """`services.resumer.resume` (the call `memdesk resume` makes), with its run's steps
-    written as they are recorded. The resume runs on a worker thread; this thread only reads."""
-    services = _session.services()
-    before = services.runs.search(principal, task_id=task_id, limit=1)
-    previous = before[0].run_id if before else None
-    shown = 0
-    run_id: str | None = None
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="memdesk-resume") as pool:
-        future = pool.submit(services.resumer.resume, principal, task_id, supplement=supplement)
-        while True:
-            finished = future.done()  # read once more after it finished: the last steps
-            if run_id is None:
-                latest = services.runs.search(principal, task_id=task_id, limit=1)
-                if latest and latest[0].run_id != previous:
-                    run_id = latest[0].run_id
-            if run_id is not None:
-                lines = run_progress(services.runs.events(principal, run_id))
-                for line in lines[shown:]:
-                    write(line)
-                shown = len(lines)
-            if finished:
-                return future.result()
-            time.sleep(poll_seconds)
+    written as the service reports them."""
+
+    def show(event: RunEventView) -> None:
+        for step in run_steps([event]):
+            write(escape(step.text))
+
+    return _session.services().resumer.resume(
+        principal, task_id, supplement=supplement, on_event=show
+    )
 
 
 def open_evidence(evidence_id: str, run_id: str | None) -> None:

@@ -6,7 +6,7 @@ import streamlit as st
 
 from app_pages import _session, _ui
 from app_pages._session import Keys
-from services.principals import ROLES
+from services.core.policy import ROLES
 
 principal = _session.require_page("admin")
 directory = _session.services().directory

@@ -9,7 +9,7 @@ import streamlit as st
 
 from app_pages import _session, _ui
 from app_pages._session import Keys
-from services.audit import AuditQuery
+from services.records.audit import AuditQuery
 
 PAGE_SIZE = 50
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import _session, _ui
-from services.errors import MemdeskError
+from services.core.errors import MemdeskError
 from services.publishing.candidates import CandidateReview, CandidateView
 from services.publishing.diff import DiffSegment
 from services.publishing.publisher import PublishProgress

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import _session, _ui
-from services.errors import NotAuthorized
+from services.core.errors import NotAuthorized
 
 st.title("memdesk 審核台")
 st.caption("AI 虛擬員工記憶審核 · Review desk for the AI virtual employee's memory")

@@ -7,13 +7,15 @@ from pydantic import ValidationError
 
 from app_pages import _session, _ui
 from app_pages._session import Keys
+from services.core.policy import Permission, allows
 from services.memory.types import ConversationEvent, Memory, MemoryPolicy, parse_scope
 from services.publishing.candidates import Proposal
 
 principal = _session.require_page("memories")
 services = _session.services()
 bank = services.memories
-is_admin = principal.has_role("admin")
+may_configure = allows(principal, Permission.CONFIGURE_MEMORY)
+may_hold = allows(principal, Permission.ADMINISTER)
 
 st.title("記憶庫 Memory Bank")
 st.caption(
@@ -36,7 +38,7 @@ if not scope_text:
 scope = _ui.or_stop(lambda: parse_scope(scope_text.split("&")))
 _session.remember(Keys.MEMORY_SCOPE, scope_text)
 
-tabs = ["記憶 Memories", "產生 Generate"] + (["主題與保存 Topics & TTL"] if is_admin else [])
+tabs = ["記憶 Memories", "產生 Generate"] + (["主題與保存 Topics & TTL"] if may_configure else [])
 browse, generate, *admin_tab = st.tabs(tabs)
 
 
@@ -159,7 +161,7 @@ with browse:
                                 f"候選 {_ui.escape(proposed.candidate_id)} 待知識負責人審核 "
                                 "waits for a knowledge owner"
                             )
-                if is_admin:
+                if may_hold:
                     hold_reason = st.text_input("保全原因 Hold reason", key="memories.hold_reason")
                     label = "解除保全 Lift hold" if current.legal_hold else "法律保全 Legal hold"
                     if st.button(label, key="memories.hold"):

@@ -7,7 +7,8 @@ import streamlit as st
 from app_pages import _session, _ui
 from app_pages._session import Keys
 from services.contracts.task_state import TERMINAL
-from services.errors import MemdeskError
+from services.core.errors import MemdeskError
+from services.core.policy import Permission, allows
 
 principal = _session.require_page("task")
 services = _session.services()
@@ -40,7 +41,7 @@ state = view.record.state
 # The run (if asked for) goes first so the header and draft below show what it changed; the
 # containers keep the page order: header, supplement and run, draft and timeline.
 with work:
-    can_run = principal.has_role("sales", "engineer", "admin") and state.status not in TERMINAL
+    can_run = allows(principal, Permission.WORK_TASKS) and state.status not in TERMINAL
     if can_run:
         with st.form("task.supplement_form", clear_on_submit=True):
             supplement = st.text_area(
@@ -132,7 +133,7 @@ with rest:
             mine = [a for a in view.approvals if a.status == "pending" and a.kind == "draft"]
             if (
                 mine
-                and principal.has_role("sales")
+                and allows(principal, Permission.DECIDE_DRAFTS)
                 and st.button("前往核准 Go to approvals", key="task.to_approvals")
             ):
                 st.switch_page("app_pages/approvals.py")

@@ -5,35 +5,35 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from services.accounts import DEMO_PASSWORD, Accounts
-from services.agents.approval_flow import ApprovalFlow
 from services.agents.resume import Resumer
 from services.agents.runs import RunQueue
 from services.agents.supervisor import Supervisor
 from services.agents.wiring import build_agents
 from services.agents.worker import Worker
-from services.approvals import ApprovalService
-from services.audit import AuditService
-from services.clock import Clock, IdGenerator, SystemClock, UuidIds
+from services.approvals.flow import ApprovalFlow
+from services.approvals.store import ApprovalService
+from services.core.clock import Clock, IdGenerator, SystemClock, UuidIds
 from services.db.engine import Database, make_engine
 from services.db.migrate import upgrade
-from services.desk import Desk
-from services.importer import CorpusImporter, ImportReport, read_corpus_file
-from services.knowledge import KnowledgeStore
+from services.desk.service import Desk
 from services.memory.bank import MemoryBank
 from services.memory.wiring import build_memory_bank
 from services.publishing.candidates import CandidateService
 from services.publishing.citations import CitationChecker
 from services.publishing.publisher import Publisher
-from services.retention import RetentionService
+from services.records.accounts import DEMO_PASSWORD, Accounts
+from services.records.audit import AuditService
+from services.records.directory import Directory
+from services.records.importer import CorpusImporter, ImportReport, read_corpus_file
+from services.records.knowledge import KnowledgeStore
+from services.records.retention import RetentionService
+from services.records.tasks import TaskService
 from services.retrieval.embedders import Embedder
 from services.retrieval.index import IndexManager
 from services.retrieval.service import RetrievalService
 from services.retrieval.vectorstore import VectorStore
 from services.retrieval.wiring import build_retrieval, sync_hook
 from services.settings import Settings
-from services.tasks import TaskService
-from services.tenancy import Directory
 
 
 @dataclass
@@ -123,10 +123,10 @@ def build(
         db=db,
         clock=clock,
         tasks=tasks,
-        index=index,
         default_task_days=settings.completed_task_retention_days,
     )
     retention.register("memory", memories)  # memories keep their own TTL and hold flag
+    retention.register_copies(index)  # an expiring version leaves the index before SQL
     return Services(
         settings=settings,
         db=db,

@@ -11,13 +11,14 @@ import pytest
 
 from services import bootstrap
 from services.bootstrap import Services
-from services.clock import FakeClock, SequentialIds
+from services.core.clock import FakeClock
+from services.core.principals import Principal
 from services.db.engine import make_engine
 from services.db.migrate import upgrade
-from services.principals import Principal
 from services.settings import Settings
 from tests.support import pg
 from tests.support.corpus import corpus_dict, write_corpus
+from tests.support.ids import SequentialIds
 
 BACKENDS = ["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)]
 

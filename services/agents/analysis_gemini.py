@@ -3,28 +3,23 @@
 The model gets the registered prompt as its system instruction and the memory-input@1 object as
 delimited data. Its answer is used only if it finished normally (`STOP`) and parses as
 memory-decision@1 by our own validation; anything else is rejected with a named reason, never
-repaired. Rate limits, server errors and timeouts are transient: the runs queue retries them
-with backoff. The SDK's own retries stay off so the queue alone counts attempts.
+repaired. The call itself (bounds, error taxonomy, usage) is services.llm.gemini's.
 """
 
 from __future__ import annotations
 
-import json
-from typing import Any, Literal
+from typing import Literal
 
-import httpx
-from google import genai
-from google.genai import errors as genai_errors
-from google.genai import types
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel
 
-from services.agents.ports import Analysis, AnalysisRejected, ModelUsage, TransientFailure
-from services.agents.prompts import PromptSpec
+from services.agents.ports import Analysis
 from services.contracts.decision import MemoryDecision
 from services.contracts.memory_input import MemoryInput
-from services.principals import Principal
-
-TRANSIENT_CODES = frozenset({408, 429, 500, 502, 503, 504})
+from services.core.principals import Principal
+from services.llm.gemini import GeminiCaller
+from services.llm.parsing import parse_strict
+from services.llm.ports import AnalysisRejected, ModelUsage
+from services.llm.prompts import PromptSpec
 
 
 class _WireClaim(BaseModel):
@@ -42,133 +37,6 @@ class _WireDecision(BaseModel):
     claims: list[_WireClaim]
     missing_fields: list[str]
     proposed_next_action: Literal["human_review", "request_information"]
-
-
-class GeminiBinding(BaseModel):
-    """Which model, with what limits and prices (from settings)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    model: str
-    max_output_tokens: int
-    thinking_budget: int | None
-    usd_per_million_input: float
-    usd_per_million_output: float
-
-
-def build_client(*, api_key: str, timeout_seconds: float) -> genai.Client:
-    return genai.Client(
-        api_key=api_key, http_options=types.HttpOptions(timeout=int(timeout_seconds * 1000))
-    )
-
-
-class GeminiCaller:
-    """One bounded generate_content call with our error taxonomy and usage accounting."""
-
-    def __init__(self, *, client: genai.Client, binding: GeminiBinding) -> None:
-        self._client = client
-        self.binding = binding
-
-    def generate(
-        self, *, system: str, contents: str, schema: type[BaseModel]
-    ) -> tuple[str, ModelUsage]:
-        config = types.GenerateContentConfig(
-            system_instruction=system,
-            response_mime_type="application/json",
-            response_schema=schema,
-            max_output_tokens=self.binding.max_output_tokens,
-            temperature=0.0,
-            candidate_count=1,
-            thinking_config=(
-                types.ThinkingConfig(thinking_budget=self.binding.thinking_budget)
-                if self.binding.thinking_budget is not None
-                else None
-            ),
-        )
-        try:
-            response = self._client.models.generate_content(
-                model=self.binding.model, contents=contents, config=config
-            )
-        except genai_errors.APIError as exc:
-            usage = ModelUsage(model_calls=1)
-            if exc.code in TRANSIENT_CODES:
-                raise TransientFailure(
-                    f"model_http_{exc.code}",
-                    f"Gemini answered {exc.code} {exc.status}",
-                    usage=usage,
-                ) from exc
-            raise AnalysisRejected(
-                f"model_http_{exc.code}",
-                f"Gemini refused the request: {exc.code} {exc.status}",
-                usage=usage,
-            ) from exc
-        except httpx.TimeoutException as exc:
-            raise TransientFailure(
-                "model_timeout", "Gemini did not answer in time", usage=ModelUsage(model_calls=1)
-            ) from exc
-        except httpx.TransportError as exc:
-            raise TransientFailure(
-                "model_unreachable",
-                f"Gemini could not be reached: {exc}",
-                usage=ModelUsage(model_calls=1),
-            ) from exc
-        usage = self._usage(response)
-        candidate = response.candidates[0] if response.candidates else None
-        if candidate is None:
-            blocked = response.prompt_feedback.block_reason if response.prompt_feedback else None
-            raise AnalysisRejected(
-                "no_candidate", f"Gemini returned no answer (block reason: {blocked})", usage=usage
-            )
-        finish = candidate.finish_reason
-        text = "".join(
-            part.text
-            for part in (candidate.content.parts or [] if candidate.content else [])
-            if part.text and not part.thought
-        )
-        if finish != types.FinishReason.STOP:
-            name = finish.name if finish is not None else "UNSPECIFIED"
-            reason = "truncated" if finish == types.FinishReason.MAX_TOKENS else "finish_reason"
-            raise AnalysisRejected(
-                reason, f"Gemini stopped with finish_reason {name}", usage=usage, raw=text[:4000]
-            )
-        return text, usage
-
-    def _usage(self, response: types.GenerateContentResponse) -> ModelUsage:
-        meta = response.usage_metadata
-        tokens_in = (meta.prompt_token_count or 0) if meta else 0
-        tokens_out = (
-            ((meta.candidates_token_count or 0) + (meta.thoughts_token_count or 0)) if meta else 0
-        )
-        cost = (
-            tokens_in * self.binding.usd_per_million_input
-            + tokens_out * self.binding.usd_per_million_output
-        ) / 1_000_000
-        return ModelUsage(model_calls=1, tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
-
-
-def parse_strict(text: str, model: type[BaseModel], usage: ModelUsage) -> Any:
-    """Our own validation of the model's JSON: invalid JSON and schema violations are named."""
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise AnalysisRejected(
-            "invalid_json",
-            f"the model's answer is not JSON ({exc.msg} at {exc.pos})",
-            usage=usage,
-            raw=text[:4000],
-        ) from exc
-    try:
-        return model.model_validate_json(text)
-    except ValidationError as exc:
-        problems = "; ".join(
-            f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5]
-        )
-        raise AnalysisRejected(
-            "schema_violation",
-            f"the model's answer breaks {model.__name__}: {problems}",
-            usage=usage,
-            raw=text[:4000],
-        ) from exc
 
 
 class GeminiAnalyzer:

@@ -8,17 +8,17 @@ required need without usable evidence gives `insufficient_evidence` naming what 
 
 from __future__ import annotations
 
-from services.agents.glossary import GLOSSARY, label, mentions, prefers_chinese
 from services.agents.ports import Analysis
-from services.agents.text import (
+from services.contracts.decision import Claim, DecisionStatus, MemoryDecision, NextAction
+from services.contracts.memory_input import InputEvidence, MemoryInput, Need
+from services.core.principals import Principal
+from services.language.glossary import GLOSSARY, label, mentions, prefers_chinese
+from services.language.sentences import (
     char_bigrams,
     looks_like_instruction,
     normalize,
     sentences_with_spans,
 )
-from services.contracts.decision import Claim, DecisionStatus, MemoryDecision, NextAction
-from services.contracts.memory_input import InputEvidence, MemoryInput, Need
-from services.principals import Principal
 
 MODEL_ID = "offline-rules@1"
 # Only authoritative facts back a claim: history (past quotes, the customer's own mails) is

@@ -14,12 +14,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from services.agents.engineering import EngineeringItem, find_items
 from services.agents.planning import SupplementReading, plan_needs
-from services.agents.ports import Retriever
 from services.agents.runs import RunEventView, RunQueue, RunView
 from services.agents.settlements import apply, settlements
 from services.agents.tools import call_with_timeout
+from services.approvals.engineering import EngineeringItem, find_items
 from services.contracts.decision import MemoryDecision
 from services.contracts.memory_input import (
     InputConflict,
@@ -30,11 +29,11 @@ from services.contracts.memory_input import (
     Need,
 )
 from services.contracts.task_state import TaskState
-from services.errors import MemdeskError
-from services.knowledge import KnowledgeStore
-from services.principals import Principal
-from services.retrieval.types import Evidence
-from services.tasks import TaskService
+from services.core.errors import MemdeskError
+from services.core.principals import Principal
+from services.records.knowledge import KnowledgeStore
+from services.records.tasks import TaskService
+from services.retrieval.types import Evidence, Retriever
 
 SUPPLEMENT_PREFIX = "supplement:"
 

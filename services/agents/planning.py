@@ -14,10 +14,16 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.agents import glossary
-from services.agents.text import clauses, looks_like_instruction, normalize, numbers, polarity
 from services.contracts.memory_input import Need, NeedSource
 from services.contracts.task_state import TaskState
+from services.language import glossary
+from services.language.sentences import (
+    clauses,
+    looks_like_instruction,
+    normalize,
+    numbers,
+    polarity,
+)
 
 MAX_CONTEXT_NEEDS = 3
 _IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*\d[A-Za-z0-9]*")

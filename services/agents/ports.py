@@ -2,37 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.contracts.decision import MemoryDecision
 from services.contracts.memory_input import MemoryInput
-from services.errors import MemdeskError
-from services.principals import Principal
-from services.retrieval.types import Evidence, RetrievalResult
-
-
-class Retriever(Protocol):
-    """Governed retrieval (services.retrieval): only evidence the principal may use, re-verified."""
-
-    def retrieve(
-        self, principal: Principal, query: str, *, k: int = 5, as_of: date | None = None
-    ) -> RetrievalResult: ...
-
-    def resolve(
-        self, principal: Principal, evidence_id: str, *, as_of: date | None = None
-    ) -> Evidence: ...
-
-
-class ModelUsage(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    model_calls: int = 0
-    tokens_in: int = 0
-    tokens_out: int = 0
-    cost_usd: float = 0.0
+from services.core.errors import MemdeskError
+from services.core.principals import Principal
+from services.llm.ports import ModelUsage
 
 
 class Analysis(BaseModel):
@@ -52,32 +30,6 @@ class Analyzer(Protocol):
     name: str
 
     def analyze(self, principal: Principal, data: MemoryInput, *, run_id: str) -> Analysis: ...
-
-
-class TransientFailure(MemdeskError):
-    """Worth another attempt later (rate limited, unavailable, timed out, a concurrent write)."""
-
-    def __init__(self, reason: str, message: str, *, usage: ModelUsage | None = None) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.usage = usage or ModelUsage()
-
-
-class AnalysisRejected(MemdeskError):
-    """The analyzer's answer cannot be used as it is; a person looks at it (never repaired)."""
-
-    def __init__(
-        self,
-        reason: str,
-        message: str,
-        *,
-        usage: ModelUsage | None = None,
-        raw: str | None = None,
-    ) -> None:
-        super().__init__(message)
-        self.reason = reason
-        self.usage = usage or ModelUsage()
-        self.raw = raw
 
 
 class RunCancelled(MemdeskError):

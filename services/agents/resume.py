@@ -6,17 +6,18 @@ queue code, so the embedded default and scale-out behave alike.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from services.agents.runs import RunQueue, RunView
+from services.agents.runs import RunEventView, RunQueue, RunView
 from services.agents.worker import Worker
 from services.contracts.task_state import TaskState
-from services.principals import Principal
+from services.core.principals import Principal
+from services.records.tasks import TaskService
 from services.retrieval.types import Evidence
-from services.tasks import TaskService
 
 EVIDENCE_FIELDS = (
     "evidence_id",
@@ -44,7 +45,7 @@ class ResumeResult(BaseModel):
     run: RunView
 
     def as_json(self) -> dict[str, Any]:
-        """The `memdesk resume --json` object (SPEC §5)."""
+        """The `memdesk resume --json` object (docs/formats.md)."""
         return {
             "decision": self.decision,
             "evidence": [
@@ -69,12 +70,36 @@ class Resumer:
         *,
         supplement: str | None = None,
         as_of: date | None = None,
+        on_event: Callable[[RunEventView], None] | None = None,
     ) -> ResumeResult:
+        """`on_event` sees each event of the run as it is recorded (as the principal may see
+        it), in order, on this thread: the console draws the run's progress from it."""
         queued = self._queue.enqueue(principal, task_id, supplement=supplement, as_of=as_of)
-        run = self._worker.drain(queued.run_id)
+        if on_event is None:
+            run = self._worker.drain(queued.run_id)
+        else:
+            run = self._drain_reporting(principal, queued.run_id, on_event)
         return ResumeResult(
             decision=run.decision,
             evidence=self._queue.evidence(principal, run.run_id),
             state=self._tasks.get(principal, task_id).state,
             run=run,
         )
+
+    def _drain_reporting(
+        self, principal: Principal, run_id: str, on_event: Callable[[RunEventView], None]
+    ) -> RunView:
+        shown = 0
+
+        def report() -> None:
+            nonlocal shown
+            events = self._queue.events(principal, run_id)
+            for event in events[shown:]:
+                on_event(event)
+            shown = len(events)
+
+        report()  # what enqueueing recorded
+        with self._queue.watch(run_id, report):
+            run = self._worker.drain(run_id)
+        report()
+        return run

@@ -15,13 +15,13 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from services.agents.planning import contradictions
-from services.agents.ports import ModelUsage, Retriever
-from services.agents.text import looks_like_instruction, looks_like_link, numbers
 from services.contracts.decision import DecisionStatus, MemoryDecision, NextAction
 from services.contracts.memory_input import MemoryInput
-from services.errors import MemdeskError
-from services.principals import Principal
-from services.retrieval.types import Evidence
+from services.core.errors import MemdeskError
+from services.core.principals import Principal
+from services.language.sentences import looks_like_instruction, looks_like_link, numbers
+from services.llm.ports import ModelUsage
+from services.retrieval.types import Evidence, Retriever
 
 _HISTORY_LABEL = re.compile(
     r"歷史|历史|過去|过去|以往|先前|前次|history|historical|previous|past|earlier", re.IGNORECASE

@@ -8,6 +8,9 @@ the same code in-process (see services/agents/worker.py). A run that stops heart
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta
 from typing import Any
 
@@ -15,24 +18,25 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
-from services import audit
-from services.agents.ports import LeaseLost, ModelUsage
-from services.clock import Clock, IdGenerator, as_utc
+from services.agents.ports import LeaseLost
 from services.contracts.task_state import TERMINAL as TERMINAL_TASK
 from services.contracts.task_state import TaskStatus
-from services.db.engine import Database
-from services.db.models import Run, RunEvent, TaskRow, Tenant
-from services.errors import (
+from services.core.clock import Clock, IdGenerator, as_utc
+from services.core.errors import (
     BudgetExceeded,
     IllegalTransition,
     InvalidInput,
     NotAuthorized,
     NotFound,
 )
-from services.principals import Principal
-from services.redaction import hidden_refs, redact, refs_in
+from services.core.policy import Permission, allows, require
+from services.core.principals import Principal
+from services.db.engine import Database, after_commit
+from services.db.models import Run, RunEvent, TaskRow, Tenant
+from services.llm.ports import ModelUsage
+from services.records import audit
+from services.records.redaction import hidden_refs, redact, refs_in
 from services.retrieval.types import Evidence
-from services.tasks import TASK_WRITERS
 
 QUEUED, RUNNING, SUCCEEDED, FAILED, DEAD_LETTER, CANCELLED = (
     "queued",
@@ -44,7 +48,8 @@ QUEUED, RUNNING, SUCCEEDED, FAILED, DEAD_LETTER, CANCELLED = (
 )
 ACTIVE = (QUEUED, RUNNING)
 TERMINAL = (SUCCEEDED, FAILED, DEAD_LETTER, CANCELLED)
-# Run events that are also audit entries (SPEC: every retrieval and model call is audited).
+# Run events that are also audit entries (docs/product.md §9: retrievals and model calls are
+# audited).
 _AUDITED = {"queued", "retrieval", "model_call", "cancel_requested", "dead_lettered", "finished"}
 
 
@@ -113,6 +118,22 @@ class RunQueue:
         self._clock = clock
         self._ids = ids
         self.limits = limits
+        # In-process observers of a run's events (progress shown while it executes here).
+        self._watchers: dict[str, list[Callable[[], None]]] = {}
+        self._watch_lock = threading.Lock()
+
+    @contextmanager
+    def watch(self, run_id: str, notify: Callable[[], None]) -> Iterator[None]:
+        """Call `notify` after each commit that records an event of `run_id` in this process."""
+        with self._watch_lock:
+            self._watchers.setdefault(run_id, []).append(notify)
+        try:
+            yield
+        finally:
+            with self._watch_lock:
+                self._watchers[run_id].remove(notify)
+                if not self._watchers[run_id]:
+                    del self._watchers[run_id]
 
     # ---- requests from people ----------------------------------------------------------
     def enqueue(
@@ -123,8 +144,7 @@ class RunQueue:
         supplement: str | None = None,
         as_of: date | None = None,
     ) -> RunView:
-        if not principal.has_role(*TASK_WRITERS):
-            raise NotAuthorized(f"{principal.user_id} may not resume tasks")
+        require(principal, Permission.WORK_TASKS, f"{principal.user_id} may not resume tasks")
         with self._db.write() as session:
             task = session.get(TaskRow, (principal.tenant_id, task_id))
             if task is None:
@@ -176,7 +196,9 @@ class RunQueue:
             raise InvalidInput("a reason is required to cancel a run")
         with self._db.write() as session:
             row = self._row(session, principal, run_id)
-            if row.requested_by != principal.user_id and not principal.has_role("admin"):
+            if row.requested_by != principal.user_id and not allows(
+                principal, Permission.ADMINISTER
+            ):
                 raise NotAuthorized("only the requester or an admin may cancel a run")
             if row.status == CANCELLED:
                 return _shown(session, principal, [_view(row)])[0]
@@ -449,6 +471,8 @@ class RunQueue:
                 payload=payload,
             )
         )
+        for notify in self._watchers.get(row.run_id, ()):
+            after_commit(session, notify)
         if kind in _AUDITED:
             audit.record(
                 session,

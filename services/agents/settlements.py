@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict
 
+from services.contracts.evidence_id import parse_evidence_id
 from services.contracts.memory_input import InputConflict, Need
-from services.retrieval.types import Evidence, parse_evidence_id
-from services.tasks import TaskEventRecord
+from services.records.tasks import TaskEventRecord
+from services.retrieval.types import Evidence
 
 SETTLED = "source_conflict_settled"
 

@@ -16,31 +16,32 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
-from services.agents.approval_flow import ApprovalFlow
-from services.agents.engineering import EngineeringItem
 from services.agents.gathering import Gathered, Gatherer
-from services.agents.glossary import ENGINEERING_PENDING
 from services.agents.planning import read_supplement
-from services.agents.ports import AnalysisRejected, Analyzer, RunCancelled, TransientFailure
-from services.agents.prompts import PromptSpec
+from services.agents.ports import Analyzer, RunCancelled
 from services.agents.review import ReviewAgent, ReviewReport
 from services.agents.runs import FAILED, SUCCEEDED, RunQueue, RunView
 from services.agents.tools import call_with_timeout
-from services.clock import Clock, today
+from services.approvals.engineering import EngineeringItem
+from services.approvals.flow import ApprovalFlow
 from services.contracts.decision import DecisionStatus, MemoryDecision
 from services.contracts.packets import Agent, HandoffPacket
 from services.contracts.task_state import WORKING, TaskState, TaskStatus, can_transition
-from services.errors import (
+from services.core.clock import Clock, today
+from services.core.errors import (
     BudgetExceeded,
     ConfirmedFieldConflict,
     MemdeskError,
     NotFound,
     StaleRevision,
 )
-from services.principals import Principal
+from services.core.principals import Principal
+from services.language.glossary import ENGINEERING_PENDING
+from services.llm.ports import AnalysisRejected, TransientFailure
+from services.llm.prompts import PromptSpec
+from services.records.directory import Directory
+from services.records.tasks import TaskService
 from services.retrieval.types import Evidence
-from services.tasks import TaskService
-from services.tenancy import Directory
 
 
 class RunOutcome(BaseModel):

@@ -7,8 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import TypeVar
 
-from services.agents.ports import TransientFailure
-from services.errors import IndexUnavailable, RetriesExhausted
+from services.core.errors import IndexUnavailable, RetriesExhausted
+from services.llm.ports import TransientFailure
 
 T = TypeVar("T")
 

@@ -5,29 +5,26 @@ from __future__ import annotations
 import os
 import socket
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from services.agents.analysis_offline import OfflineAnalyzer
-from services.agents.approval_flow import ApprovalFlow
 from services.agents.gathering import Gatherer
-from services.agents.ports import Analyzer, Retriever
-from services.agents.prompts import get_prompt
+from services.agents.ports import Analyzer
 from services.agents.resume import Resumer
 from services.agents.review import ModelReviewer, ReviewAgent
 from services.agents.runs import RunLimits, RunQueue
 from services.agents.supervisor import Supervisor
 from services.agents.worker import Worker
-from services.approvals import ApprovalService
-from services.clock import Clock, IdGenerator
+from services.approvals.flow import ApprovalFlow
+from services.approvals.store import ApprovalService
+from services.core.clock import Clock, IdGenerator
 from services.db.engine import Database
-from services.errors import InvalidInput
-from services.knowledge import KnowledgeStore
+from services.llm.prompts import get_prompt
+from services.records.directory import Directory
+from services.records.knowledge import KnowledgeStore
+from services.records.tasks import TaskService
+from services.retrieval.types import Retriever
 from services.settings import Settings
-from services.tasks import TaskService
-from services.tenancy import Directory
-
-if TYPE_CHECKING:
-    from services.agents.analysis_gemini import GeminiCaller
 
 
 @dataclass
@@ -74,6 +71,7 @@ def build_agents(
         ):
             # Imported here: google.genai is heavy and only needed when Gemini is configured.
             from services.agents.analysis_gemini import GeminiAnalyzer, GeminiReviewer
+            from services.llm.gemini import gemini_caller
 
             caller = gemini_caller(settings, genai_client)
             analyzer = GeminiAnalyzer(caller=caller, prompt=prompt)
@@ -116,27 +114,4 @@ def build_agents(
         supervisor=supervisor,
         worker=worker,
         resumer=Resumer(queue=queue, worker=worker, tasks=tasks),
-    )
-
-
-def gemini_caller(settings: Settings, client: Any | None) -> GeminiCaller:
-    """The Gemini caller for the configured model, shared by analysis and the Memory Bank."""
-    from services.agents.analysis_gemini import GeminiBinding, GeminiCaller, build_client
-
-    if client is None:
-        if settings.gemini_api_key is None:
-            raise InvalidInput("MEMDESK_ANALYZER=gemini needs MEMDESK_GEMINI_API_KEY")
-        client = build_client(
-            api_key=settings.gemini_api_key.get_secret_value(),
-            timeout_seconds=settings.model_timeout_seconds,
-        )
-    return GeminiCaller(
-        client=client,
-        binding=GeminiBinding(
-            model=settings.gemini_model,
-            max_output_tokens=settings.gemini_max_output_tokens,
-            thinking_budget=settings.gemini_thinking_budget,
-            usd_per_million_input=settings.gemini_usd_per_million_input,
-            usd_per_million_output=settings.gemini_usd_per_million_output,
-        ),
     )

@@ -22,29 +22,16 @@ import threading
 from collections.abc import Callable, Iterator
 from types import FrameType
 
-from pydantic import BaseModel, ConfigDict
-
-from services.agents.ports import (
-    AnalysisRejected,
-    LeaseLost,
-    ModelUsage,
-    RunCancelled,
-    TransientFailure,
-)
+from services.agents.ports import LeaseLost, RunCancelled
 from services.agents.runs import CANCELLED, DEAD_LETTER, FAILED, RunQueue, RunView
 from services.agents.supervisor import Supervisor
-from services.clock import Clock
-from services.errors import DatabaseUnavailable, MemdeskError
+from services.core.clock import Clock
+from services.core.errors import DatabaseUnavailable, MemdeskError
+from services.llm.ports import AnalysisRejected, ModelUsage, TransientFailure
 
 log = logging.getLogger(__name__)
 
 MAX_WAITS = 20
-
-
-class WorkerReport(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    executed: list[str]
 
 
 class Worker:

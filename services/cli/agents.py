@@ -1,4 +1,4 @@
-"""CLI for resuming work: `resume`, `runs list|show|cancel|recover`, `worker`, `approvals`."""
+"""CLI for resuming work: `resume`, `runs list|show|cancel|recover`, `worker`."""
 
 from __future__ import annotations
 
@@ -9,27 +9,25 @@ import typer
 
 from services.agents.runs import RunView
 from services.agents.worker import stop_on_signals
-from services.cli.main import (
+from services.cli.common import (
     AsOf,
     AsUser,
     JsonFlag,
-    _services,
     emit,
+    open_services,
     parse_as_of,
     principal_for,
     run_command,
 )
-from services.errors import MemdeskError
+from services.core.errors import MemdeskError
 
 runs_app = typer.Typer(no_args_is_help=True, help="The runs queue: list, show, cancel.")
-approvals_app = typer.Typer(no_args_is_help=True, help="Approval items: list, approve, reject.")
 
 
 def register(app: typer.Typer) -> None:
     app.command("resume")(resume)
     app.command("worker")(worker)
     app.add_typer(runs_app, name="runs")
-    app.add_typer(approvals_app, name="approvals")
 
 
 def resume(
@@ -43,7 +41,7 @@ def resume(
 ) -> None:
     """Resume TASK: restore it, merge the supplement, gather evidence, analyse, review, and stop
     for people (approval, information or review). Runs in-process through the runs queue."""
-    with _services() as services:
+    with open_services() as services:
 
         def go() -> dict[str, Any]:
             principal = principal_for(services, as_user)
@@ -71,7 +69,7 @@ def runs_list(
     as_json: JsonFlag = False,
 ) -> None:
     """Runs of USER's tenant, newest first."""
-    with _services() as services:
+    with open_services() as services:
         found = run_command(
             lambda: services.runs.search(
                 principal_for(services, as_user), task_id=task, statuses=status
@@ -86,7 +84,7 @@ def runs_show(
     run_id: Annotated[str, typer.Argument()], as_user: AsUser, as_json: JsonFlag = False
 ) -> None:
     """One run with its events (hand-off packets, retrievals, model calls, retries)."""
-    with _services() as services:
+    with open_services() as services:
 
         def show() -> dict[str, Any]:
             principal = principal_for(services, as_user)
@@ -106,7 +104,7 @@ def runs_cancel(
     as_json: JsonFlag = False,
 ) -> None:
     """Stop a run: no further model or tool call is scheduled; a cancel event is left."""
-    with _services() as services:
+    with open_services() as services:
         run = run_command(
             lambda: services.runs.cancel(principal_for(services, as_user), run_id, reason=reason)
         )
@@ -116,7 +114,7 @@ def runs_cancel(
 @runs_app.command("recover")
 def runs_recover(as_json: JsonFlag = False) -> None:
     """Move on tasks whose approvals were all decided before a crash stopped them."""
-    with _services() as services:
+    with open_services() as services:
         moved = run_command(services.approval_flow.recover_all)
         emit({"moved": moved}, as_json=as_json, text=lambda: f"moved {len(moved)} task(s)")
 
@@ -138,7 +136,7 @@ def worker(
     stop = threading.Event()
     with (
         stop_on_signals(stop, say=lambda text: typer.echo(text, err=True)),
-        _services() as services,
+        open_services() as services,
     ):
         typer.echo(f"worker {services.worker.worker_id} started", err=True)
 
@@ -158,76 +156,6 @@ def worker(
             on_error=lambda exc: typer.echo(f"error: {exc}", err=True),
         )
         typer.echo(f"worker {services.worker.worker_id} stopped after {done} run(s)", err=True)
-
-
-@approvals_app.command("list")
-def approvals_list(
-    as_user: AsUser,
-    task: Annotated[str | None, typer.Option("--task")] = None,
-    as_json: JsonFlag = False,
-) -> None:
-    """Pending items USER may decide (or every item of TASK's current decision)."""
-    with _services() as services:
-
-        def find() -> list[Any]:
-            principal = principal_for(services, as_user)
-            if task:
-                return services.approval_flow.current(principal, task)
-            return services.approval_flow.queue(principal)
-
-        items = run_command(find)
-        payload = [item.model_dump(mode="json") for item in items]
-        emit(
-            payload,
-            as_json=as_json,
-            text=lambda: (
-                "\n".join(
-                    f"{i.id}\t{i.task_id}\tv{i.decision_version}\t{i.item_key}\t{i.required_role}\t"
-                    f"{i.status}"
-                    for i in items
-                )
-                or "-"
-            ),
-        )
-
-
-def _decide(as_user: str, approval_id: int, approve: bool, comment: str, as_json: bool) -> None:
-    with _services() as services:
-        outcome = run_command(
-            lambda: services.approval_flow.decide(
-                principal_for(services, as_user), approval_id, approve=approve, comment=comment
-            )
-        )
-        emit(
-            outcome,
-            as_json=as_json,
-            text=lambda: (
-                f"approval {approval_id} {outcome.approval.status}; task "
-                f"{outcome.state.task_id} is {outcome.state.status.value}"
-            ),
-        )
-
-
-@approvals_app.command("approve")
-def approvals_approve(
-    approval_id: Annotated[int, typer.Argument()],
-    as_user: AsUser,
-    comment: Annotated[str, typer.Option("--comment")] = "",
-    as_json: JsonFlag = False,
-) -> None:
-    """Approve one item (records who, when and why; sends nothing anywhere)."""
-    _decide(as_user, approval_id, True, comment, as_json)
-
-
-@approvals_app.command("reject")
-def approvals_reject(
-    approval_id: Annotated[int, typer.Argument()],
-    as_user: AsUser,
-    comment: Annotated[str, typer.Option("--comment", help="Why (required).")] = "",
-    as_json: JsonFlag = False,
-) -> None:
-    """Reject one item; the task goes back to waiting for input with the reason."""
-    _decide(as_user, approval_id, False, comment, as_json)
 
 
 def _run_json(run: RunView) -> dict[str, Any]:

@@ -1,19 +1,52 @@
-"""CLI for whole-system benchmarks: `bench load` (scale-out vs embedded) and `bench soak`."""
+"""CLI for every benchmark: `bench retrieval|ingest|load|soak`, each printing one JSON object."""
 
 from __future__ import annotations
 
+import json
 import os
 from typing import Annotated, Any
 
 import typer
 
-from services.cli.main import JsonFlag, emit, run_command
+from services.cli.common import JsonFlag, emit, run_command
 from services.settings import Settings
 
+bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks printing one JSON object.")
 
-def register(bench_app: typer.Typer) -> None:
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(bench_app, name="bench")
     bench_app.command("load")(bench_load)
     bench_app.command("soak")(bench_soak)
+
+
+@bench_app.command("retrieval")
+def bench_retrieval(
+    chunks: Annotated[int, typer.Option("--chunks")] = 100_000,
+    tenants: Annotated[int, typer.Option("--tenants")] = 100,
+    queries: Annotated[int, typer.Option("--queries")] = 300,
+    as_json: JsonFlag = False,
+) -> None:
+    """Governed retrieval vs one shared Chroma collection with a `where` filter."""
+    from services.lab import bench_retrieval as bench
+
+    result = run_command(
+        lambda: bench.retrieval(Settings(), chunks=chunks, tenants=tenants, queries=queries)
+    )
+    emit(result, as_json=as_json, text=lambda: json.dumps(result, indent=2))
+
+
+@bench_app.command("ingest")
+def bench_ingest(
+    chunks: Annotated[int, typer.Option("--chunks")] = 2000,
+    rounds: Annotated[int, typer.Option("--rounds", help="Interleaved raw/ingest rounds.")] = 3,
+    as_json: JsonFlag = False,
+) -> None:
+    """Chunk + embed + index + verify + switch with the default embedder, vs the raw model."""
+    from services.lab import bench_retrieval as bench
+
+    result = run_command(lambda: bench.ingest(Settings(), chunks=chunks, rounds=rounds))
+    emit(result, as_json=as_json, text=lambda: json.dumps(result, indent=2))
 
 
 def bench_load(
@@ -38,7 +71,7 @@ def bench_load(
 
     Scale-out: a fresh PostgreSQL database, a Chroma server on 127.0.0.1, N worker processes.
     Embedded: SQLite + a Chroma directory, one in-process worker."""
-    from services import bench_load
+    from services.lab import bench_load
 
     result = run_command(
         lambda: bench_load.load(
@@ -83,7 +116,7 @@ def bench_soak(
     """Mix imports, publishes, revocations, runs, approvals; then check every invariant.
 
     Runs on a throwaway store; exits 1 if an invariant is broken."""
-    from services import bench_soak
+    from services.lab import bench_soak
 
     result = run_command(
         lambda: bench_soak.soak(

@@ -10,8 +10,8 @@ from typing import Annotated, Any
 import typer
 from pydantic import ValidationError
 
-from services.cli.main import AsUser, JsonFlag, _services, emit, principal_for, run_command
-from services.errors import InvalidInput
+from services.cli.common import AsUser, JsonFlag, emit, open_services, principal_for, run_command
+from services.core.errors import InvalidInput
 from services.memory.types import ConversationEvent, Memory, MemoryPolicy, parse_scope
 
 memories_app = typer.Typer(
@@ -68,7 +68,7 @@ def generate(
     as_json: JsonFlag = False,
 ) -> None:
     """Extract memories from a conversation and consolidate them into SCOPE."""
-    with _services() as services:
+    with open_services() as services:
 
         def go() -> Any:
             principal = principal_for(services, as_user)
@@ -104,7 +104,7 @@ def list_memories(
     as_json: JsonFlag = False,
 ) -> None:
     """Memories filed under exactly SCOPE."""
-    with _services() as services:
+    with open_services() as services:
         found = run_command(
             lambda: services.memories.list_memories(
                 principal_for(services, as_user),
@@ -129,7 +129,7 @@ def search(
     as_json: JsonFlag = False,
 ) -> None:
     """Similarity search inside exactly SCOPE (the score ranks, it is not a confidence)."""
-    with _services() as services:
+    with open_services() as services:
         hits = run_command(
             lambda: services.memories.search(
                 principal_for(services, as_user), scope=parse_scope(scope), query=query, k=k
@@ -147,7 +147,7 @@ def show(
     memory_id: Annotated[str, typer.Argument()], as_user: AsUser, as_json: JsonFlag = False
 ) -> None:
     """One memory."""
-    with _services() as services:
+    with open_services() as services:
         memory = run_command(
             lambda: services.memories.get(principal_for(services, as_user), memory_id)
         )
@@ -159,7 +159,7 @@ def revisions(
     memory_id: Annotated[str, typer.Argument()], as_user: AsUser, as_json: JsonFlag = False
 ) -> None:
     """The memory's immutable revisions, newest first, with the event each came from."""
-    with _services() as services:
+    with open_services() as services:
         found = run_command(
             lambda: services.memories.revisions(principal_for(services, as_user), memory_id)
         )
@@ -182,7 +182,7 @@ def rollback(
     as_json: JsonFlag = False,
 ) -> None:
     """Make an earlier revision current again (the rollback is itself a new revision)."""
-    with _services() as services:
+    with open_services() as services:
         memory = run_command(
             lambda: services.memories.rollback(
                 principal_for(services, as_user), memory_id, revision=revision
@@ -199,7 +199,7 @@ def delete(
     as_json: JsonFlag = False,
 ) -> None:
     """Delete a memory (its revisions stay until their TTL; a legal hold refuses it)."""
-    with _services() as services:
+    with open_services() as services:
         memory = run_command(
             lambda: services.memories.delete(
                 principal_for(services, as_user), memory_id, reason=reason
@@ -217,7 +217,7 @@ def hold(
     as_json: JsonFlag = False,
 ) -> None:
     """Set (or --lift) a legal hold on a memory (admins)."""
-    with _services() as services:
+    with open_services() as services:
         memory = run_command(
             lambda: services.memories.set_legal_hold(
                 principal_for(services, as_user), memory_id, hold=not lift, reason=reason
@@ -233,7 +233,7 @@ def purge_expired(
     as_json: JsonFlag = False,
 ) -> None:
     """Remove expired memories and revisions; anything under legal hold stays."""
-    with _services() as services:
+    with open_services() as services:
         report = run_command(
             lambda: services.memories.purge_expired(
                 actor="system:retention", dry_run=dry_run, tenant_id=tenant
@@ -259,7 +259,7 @@ def policy(
     as_json: JsonFlag = False,
 ) -> None:
     """Show (or, as an admin, --set) the tenant's TTL and consolidation policy."""
-    with _services() as services:
+    with open_services() as services:
 
         def go() -> MemoryPolicy:
             principal = principal_for(services, as_user)
@@ -280,7 +280,7 @@ def policy(
 @topics_app.command("list")
 def topics_list(as_user: AsUser, as_json: JsonFlag = False) -> None:
     """Managed and custom topics of USER's tenant."""
-    with _services() as services:
+    with open_services() as services:
         found = run_command(
             lambda: services.memories.config.topics(principal_for(services, as_user))
         )
@@ -305,7 +305,7 @@ def topics_set(
     as_json: JsonFlag = False,
 ) -> None:
     """Add or change a custom topic, or switch a managed one on/off (--disable)."""
-    with _services() as services:
+    with open_services() as services:
 
         def go() -> Any:
             try:
@@ -326,7 +326,7 @@ def topics_set(
 @topics_app.command("remove")
 def topics_remove(label: Annotated[str, typer.Argument()], as_user: AsUser) -> None:
     """Remove a custom topic."""
-    with _services() as services:
+    with open_services() as services:
         run_command(
             lambda: services.memories.config.remove_topic(principal_for(services, as_user), label)
         )

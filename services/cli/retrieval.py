@@ -1,40 +1,30 @@
-"""CLI for retrieval: `retrieve`, `eval`, `index rebuild|sync|health|purge`, `bench ...`."""
+"""CLI for retrieval: `retrieve` and `index rebuild|sync|health|purge`."""
 
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from services import evaluation
-from services.cli.main import (
+from services.cli.common import (
     AsOf,
     AsUser,
     JsonFlag,
-    _services,
     emit,
+    open_services,
     parse_as_of,
     principal_for,
     run_command,
 )
 from services.retrieval.types import RetrievalResult
-from services.settings import Settings
 
 index_app = typer.Typer(no_args_is_help=True, help="The vector index: versions, sync, health.")
-bench_app = typer.Typer(no_args_is_help=True, help="Benchmarks printing one JSON object.")
 
 
 def register(app: typer.Typer) -> None:
     app.command("retrieve")(retrieve)
-    app.command("eval")(eval_command)
     app.add_typer(index_app, name="index")
-    app.add_typer(bench_app, name="bench")
-    from services.cli import bench as bench_cli  # whole-system benchmarks share `bench`
-
-    bench_cli.register(bench_app)
 
 
 def retrieve(
@@ -45,7 +35,7 @@ def retrieve(
     as_json: JsonFlag = False,
 ) -> None:
     """Governed retrieval as USER: only approved, valid, readable evidence, re-verified."""
-    with _services() as services:
+    with open_services() as services:
 
         def run() -> RetrievalResult:
             principal = principal_for(services, as_user)
@@ -81,23 +71,10 @@ def retrieve(
             typer.echo(_retrieval_text(result))
 
 
-def eval_command(
-    corpus: Annotated[Path, typer.Option("--corpus", help="corpus@1 file to load.")],
-    golden: Annotated[Path, typer.Option("--golden", help="golden@1 cases to run.")],
-    as_json: JsonFlag = False,
-) -> None:
-    """Run golden@1 cases against CORPUS in a fresh temporary store (never your data)."""
-    report = run_command(lambda: evaluation.evaluate(Settings(), corpus=corpus, golden_path=golden))
-    if as_json:
-        sys.stdout.write(evaluation.dumps(report) + "\n")
-    else:
-        typer.echo(evaluation.render_text(report))
-
-
 @index_app.command("rebuild")
 def index_rebuild(as_json: JsonFlag = False) -> None:
     """Build a new index version, verify it, switch to it atomically, drop the old one."""
-    with _services() as services:
+    with open_services() as services:
         run_command(lambda: _initialised(services))
         info = run_command(services.index.rebuild)
         emit(
@@ -113,7 +90,7 @@ def index_rebuild(as_json: JsonFlag = False) -> None:
 @index_app.command("sync")
 def index_sync(as_json: JsonFlag = False) -> None:
     """Bring the active index in line with SQL (what imports and publications trigger)."""
-    with _services() as services:
+    with open_services() as services:
         run_command(lambda: _initialised(services))
         report = run_command(lambda: services.index.sync())
         emit(
@@ -129,7 +106,7 @@ def index_sync(as_json: JsonFlag = False) -> None:
 @index_app.command("health")
 def index_health(as_json: JsonFlag = False) -> None:
     """Active version, counts, documents not yet searchable, orphans and leftovers."""
-    with _services() as services:
+    with open_services() as services:
         health = run_command(services.index.health)
         payload = {**health.model_dump(mode="json"), "ok": health.ok}
         emit(payload, as_json=as_json, text=lambda: _health_text(payload))
@@ -145,7 +122,7 @@ def index_purge(
     as_json: JsonFlag = False,
 ) -> None:
     """Remove a document's vectors and cache entries and prove they are gone."""
-    with _services() as services:
+    with open_services() as services:
         report = run_command(
             lambda: services.index.purge_document(
                 tenant_id=tenant, document_id=document_id, version=version, actor="cli:purge"
@@ -159,35 +136,6 @@ def index_purge(
                 "verified gone from the store, SQL and caches"
             ),
         )
-
-
-@bench_app.command("retrieval")
-def bench_retrieval(
-    chunks: Annotated[int, typer.Option("--chunks")] = 100_000,
-    tenants: Annotated[int, typer.Option("--tenants")] = 100,
-    queries: Annotated[int, typer.Option("--queries")] = 300,
-    as_json: JsonFlag = False,
-) -> None:
-    """Governed retrieval vs one shared Chroma collection with a `where` filter."""
-    from services.retrieval import bench
-
-    result = run_command(
-        lambda: bench.retrieval(Settings(), chunks=chunks, tenants=tenants, queries=queries)
-    )
-    emit(result, as_json=as_json, text=lambda: json.dumps(result, indent=2))
-
-
-@bench_app.command("ingest")
-def bench_ingest(
-    chunks: Annotated[int, typer.Option("--chunks")] = 2000,
-    rounds: Annotated[int, typer.Option("--rounds", help="Interleaved raw/ingest rounds.")] = 3,
-    as_json: JsonFlag = False,
-) -> None:
-    """Chunk + embed + index + verify + switch with the default embedder, vs the raw model."""
-    from services.retrieval import bench
-
-    result = run_command(lambda: bench.ingest(Settings(), chunks=chunks, rounds=rounds))
-    emit(result, as_json=as_json, text=lambda: json.dumps(result, indent=2))
 
 
 def _initialised(services: Any) -> None:

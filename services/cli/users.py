@@ -7,8 +7,8 @@ from typing import Annotated
 
 import typer
 
-from services.accounts import AccountView
-from services.cli.main import JsonFlag, _services, emit, run_command
+from services.cli.common import JsonFlag, emit, open_services, run_command
+from services.records.accounts import AccountView
 
 users_app = typer.Typer(no_args_is_help=True, help="Local accounts: add, reset-password, list.")
 Password = Annotated[
@@ -41,7 +41,7 @@ def add(
     as_json: JsonFlag = False,
 ) -> None:
     """Create a local account with a password."""
-    with _services() as services:
+    with open_services() as services:
         account = run_command(
             lambda: services.accounts.add_user(
                 tenant_id=tenant,
@@ -64,7 +64,7 @@ def reset_password(
     as_json: JsonFlag = False,
 ) -> None:
     """Set a new password for USER (clears a lockout)."""
-    with _services() as services:
+    with open_services() as services:
         account = run_command(
             lambda: services.accounts.set_password(user_id, password, actor=ACTOR)
         )
@@ -77,7 +77,7 @@ def list_users(
     as_json: JsonFlag = False,
 ) -> None:
     """List accounts (never their hashes)."""
-    with _services() as services:
+    with open_services() as services:
         accounts = run_command(lambda: services.accounts.all_accounts(tenant_id=tenant))
         emit(
             [a.model_dump(mode="json") for a in accounts],

@@ -1,4 +1,4 @@
-"""corpus@1: bulk import of tenants, users, documents and tasks (SPEC §4)."""
+"""corpus@1: bulk import of tenants, users, documents and tasks (docs/formats.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from services.contracts.task_state import TaskState
-from services.principals import is_valid_acl_entry
+from services.core.principals import is_valid_acl_entry
 
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 

@@ -1,4 +1,4 @@
-"""golden@1: evaluation cases for retrieval and resumed tasks (SPEC §4)."""
+"""golden@1: evaluation cases for retrieval and resumed tasks (docs/formats.md)."""
 
 from __future__ import annotations
 

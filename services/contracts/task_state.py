@@ -28,7 +28,7 @@ TERMINAL = frozenset({TaskStatus.completed, TaskStatus.cancelled})
 WORKING = (TaskStatus.restoring, TaskStatus.retrieving, TaskStatus.analyzing, TaskStatus.reviewing)
 _EXCEPTIONAL = {TaskStatus.retrying, TaskStatus.blocked, TaskStatus.failed, TaskStatus.cancelled}
 
-# The lifecycle of SPEC §3. Each working stage may move forward one step, fall back to
+# The lifecycle of docs/product.md §2. Each working stage may move forward one step, fall back to
 # waiting for input, or take an exceptional exit; retrying re-enters any working stage.
 TRANSITIONS: dict[TaskStatus, frozenset[TaskStatus]] = {
     TaskStatus.created: frozenset(
@@ -78,7 +78,7 @@ FieldValue = str | int | float | bool | None
 
 
 class TaskState(BaseModel):
-    """Exactly the task-state@1 contract (SPEC §3), plus timestamps."""
+    """Exactly the task-state@1 contract (docs/product.md §2), plus timestamps."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 

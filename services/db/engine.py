@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -12,9 +12,15 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session, sessionmaker
 
-from services.errors import DatabaseUnavailable, MemdeskError, StorageRefused
+from services.core.errors import DatabaseUnavailable, MemdeskError, StorageRefused
 
 READ_ONLY = "memdesk_read_only"
+_AFTER_COMMIT = "memdesk_after_commit"
+
+
+def after_commit(session: Session, fn: Callable[[], None]) -> None:
+    """Call `fn` once this write transaction has committed (never if it rolls back)."""
+    session.info.setdefault(_AFTER_COMMIT, []).append(fn)
 
 
 def make_engine(url: str, *, busy_timeout_ms: int = 15_000, echo: bool = False) -> Engine:
@@ -57,10 +63,6 @@ def _tune_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
-def is_sqlite(engine: Engine) -> bool:
-    return engine.dialect.name == "sqlite"
-
-
 class Database:
     """Owns the engine and hands out units of work (one transaction each)."""
 
@@ -82,6 +84,8 @@ class Database:
             if named is None:
                 raise
             raise named from exc
+        for fn in session.info.pop(_AFTER_COMMIT, ()):
+            fn()
 
     @contextmanager
     def read(self) -> Iterator[Session]:

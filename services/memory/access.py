@@ -4,22 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from services.clock import as_utc
+from services.core.clock import as_utc
+from services.core.policy import Permission, allows, require
+from services.core.principals import Principal
 from services.db.models_memory import MemoryRevisionRow, MemoryRow
-from services.errors import NotAuthorized
 from services.memory.types import Memory, MemoryRevision, SourceRef
-from services.principals import Principal
 from services.retrieval.embedders import Vectors
-
-WRITER_ROLES = ("sales", "engineer", "knowledge_owner", "admin")
-# Reviewing candidate knowledge and administering retention span every scope of the tenant.
-ALL_SCOPES_ROLES = ("knowledge_owner", "admin")
 
 
 def can_read_scope(principal: Principal, scope: dict[str, str]) -> bool:
     """Inside the principal's tenant: a customer's memories need that customer's grant, a
     user's memories belong to that user; knowledge owners and admins see every scope."""
-    if principal.has_role(*ALL_SCOPES_ROLES):
+    if allows(principal, Permission.SEE_ALL_MEMORY_SCOPES):
         return True
     customer = scope.get("customer_id")
     if customer is not None and f"customer:{customer}" not in principal.grants:
@@ -29,8 +25,7 @@ def can_read_scope(principal: Principal, scope: dict[str, str]) -> bool:
 
 
 def require_writer(principal: Principal) -> None:
-    if not principal.has_role(*WRITER_ROLES):
-        raise NotAuthorized("this role may not change memories")
+    require(principal, Permission.WRITE_MEMORIES, "this role may not change memories")
 
 
 def to_memory(row: MemoryRow) -> Memory:

@@ -17,12 +17,15 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
-from services.agents.ports import TransientFailure
-from services.clock import Clock, IdGenerator
+from services.core.clock import Clock, IdGenerator
+from services.core.errors import InvalidInput, LegalHold, MemdeskError, NotAuthorized, NotFound
+from services.core.policy import Permission, require
+from services.core.principals import Principal
 from services.db.engine import Database
 from services.db.models_memory import MemoryRevisionRow, MemoryRow
-from services.errors import InvalidInput, LegalHold, MemdeskError, NotAuthorized, NotFound
-from services.memory import consolidate, retention
+from services.llm.ports import TransientFailure
+from services.memory import consolidate
+from services.memory import expiry as retention
 from services.memory.access import (
     can_read_scope,
     require_writer,
@@ -50,7 +53,6 @@ from services.memory.types import (
     canonical_scope,
 )
 from services.memory.writes import MemoryWriter, lock_scope, utc
-from services.principals import Principal
 from services.retrieval.embedders import Embedder, Vectors
 
 MAX_EVENTS = 200  # one conversation; a mailbox is imported in several generations
@@ -493,8 +495,7 @@ class MemoryBank:
         self, principal: Principal, memory_id: str, *, hold: bool, reason: str
     ) -> Memory:
         """Admins only, with a reason: a held memory is never deleted or purged."""
-        if not principal.has_role("admin"):
-            raise NotAuthorized("only an admin may set or lift a legal hold")
+        require(principal, Permission.ADMINISTER, "only an admin may set or lift a legal hold")
         if not reason.strip():
             raise InvalidInput("a reason is required for a legal hold change")
         with self._db.write() as session:

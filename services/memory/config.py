@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 from pydantic import ValidationError
-from sqlalchemy import delete, select
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from services import audit
-from services.clock import Clock
+from services.core.clock import Clock
+from services.core.errors import InvalidInput, NotFound
+from services.core.policy import Permission, require
+from services.core.principals import Principal
 from services.db.engine import Database
 from services.db.models_memory import MemoryExampleRow, MemoryPolicyRow, MemoryTopicRow
-from services.errors import InvalidInput, NotAuthorized, NotFound
 from services.memory.topics import MANAGED_LABELS, MANAGED_TOPICS
 from services.memory.types import (
     ConversationEvent,
@@ -19,14 +20,15 @@ from services.memory.types import (
     MemoryPolicy,
     Topic,
 )
-from services.principals import Principal
-
-CONFIG_ROLES = ("admin",)
+from services.records import audit
 
 
 def _require_admin(principal: Principal) -> None:
-    if not principal.has_role(*CONFIG_ROLES):
-        raise NotAuthorized("only an admin may change the tenant's memory topics and policy")
+    require(
+        principal,
+        Permission.CONFIGURE_MEMORY,
+        "only an admin may change the tenant's memory topics and policy",
+    )
 
 
 class MemoryConfig:
@@ -124,19 +126,6 @@ class MemoryConfig:
             session.flush()
             self._audit(session, principal, "memory_example.added", str(row.id), {})
             return example.model_copy(update={"id": row.id})
-
-    def remove_example(self, principal: Principal, example_id: int) -> None:
-        _require_admin(principal)
-        with self._db.write() as session:
-            removed = session.execute(
-                delete(MemoryExampleRow).where(
-                    MemoryExampleRow.tenant_id == principal.tenant_id,
-                    MemoryExampleRow.id == example_id,
-                )
-            )
-            if not getattr(removed, "rowcount", 0):
-                raise NotFound("memory example", str(example_id))
-            self._audit(session, principal, "memory_example.removed", str(example_id), {})
 
     # ---- policy ---------------------------------------------------------------------------
     def policy(self, principal: Principal) -> MemoryPolicy:

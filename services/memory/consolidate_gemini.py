@@ -15,8 +15,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.agents.analysis_gemini import GeminiCaller, parse_strict
-from services.agents.ports import AnalysisRejected, ModelUsage
+from services.llm.gemini import GeminiCaller
+from services.llm.parsing import parse_strict
+from services.llm.ports import AnalysisRejected, ModelUsage
 from services.memory.consolidate import Candidate, Embed, Plan, Step
 from services.memory.types import ExtractedFact, Extraction
 

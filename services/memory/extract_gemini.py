@@ -13,8 +13,9 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.agents.analysis_gemini import GeminiCaller, parse_strict
-from services.agents.ports import AnalysisRejected
+from services.llm.gemini import GeminiCaller
+from services.llm.parsing import parse_strict
+from services.llm.ports import AnalysisRejected
 from services.memory.types import (
     ConversationEvent,
     ExtractedFact,

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from services.errors import InvalidInput
+from services.core.errors import InvalidInput
 
 FROZEN = ConfigDict(frozen=True, extra="forbid")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from services.clock import Clock, IdGenerator
+from services.core.clock import Clock, IdGenerator
 from services.db.engine import Database
 from services.memory.bank import Extractor, MemoryBank
 from services.memory.config import MemoryConfig
@@ -40,7 +40,7 @@ def build_memory_bank(
         extractor = _extractor(settings, genai_client, embedder)
     consolidator: Consolidator | None = None
     if settings.memory_consolidator == "gemini":
-        from services.agents.wiring import gemini_caller
+        from services.llm.gemini import gemini_caller
         from services.memory.consolidate_gemini import GeminiConsolidator
 
         consolidator = GeminiConsolidator(caller=gemini_caller(settings, genai_client))
@@ -64,7 +64,7 @@ def _extractor(settings: Settings, genai_client: Any | None, embedder: Embedder)
     if not wants_gemini:
         return OfflineExtractor(embedder=embedder)
     # Imported here: google.genai is heavy and only needed when Gemini is configured.
-    from services.agents.wiring import gemini_caller
+    from services.llm.gemini import gemini_caller
     from services.memory.extract_gemini import GeminiExtractor
 
     return GeminiExtractor(caller=gemini_caller(settings, genai_client))

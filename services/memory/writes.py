@@ -13,8 +13,8 @@ from datetime import datetime
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from services import audit
-from services.clock import Clock, IdGenerator, as_utc
+from services.core.clock import Clock, IdGenerator, as_utc
+from services.core.principals import Principal
 from services.db.models_memory import MemoryRevisionRow, MemoryRow
 from services.memory import consolidate
 from services.memory.access import pack
@@ -26,7 +26,7 @@ from services.memory.types import (
     MemoryPolicy,
     SourceRef,
 )
-from services.principals import Principal
+from services.records import audit
 from services.retrieval.embedders import Embedder
 
 

@@ -15,22 +15,22 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from services import audit
-from services.clock import Clock, IdGenerator, as_utc
 from services.contracts.corpus import DocStatus, DocType, KnowledgeClass
+from services.contracts.evidence_id import parse_evidence_id
+from services.core.clock import Clock, IdGenerator, as_utc
+from services.core.errors import InvalidInput, MemdeskError, NotAuthorized, NotFound
+from services.core.policy import Permission, allows, require
+from services.core.principals import Principal, is_valid_acl_entry
 from services.db.engine import Database
 from services.db.models import DocumentVersion, Run
 from services.db.models_knowledge import CandidateRow
-from services.errors import InvalidInput, MemdeskError, NotAuthorized, NotFound
-from services.knowledge import DocumentView, KnowledgeStore
-from services.principals import Principal, is_valid_acl_entry
 from services.publishing.diff import TextDiff, diff_texts
-from services.redaction import hidden_refs, redact, refs_in
-from services.retrieval.types import parse_evidence_id
+from services.records import audit
+from services.records.knowledge import DocumentView, KnowledgeStore
+from services.records.redaction import hidden_refs, redact, refs_in
 
 Origin = Literal["correction", "inference", "memory"]
 PENDING, APPROVED, REJECTED, PUBLISHED = "pending", "approved", "rejected", "published"
-APPROVER_ROLE = "knowledge_owner"
 MAX_BODY = 200_000
 
 
@@ -216,8 +216,11 @@ class CandidateService:
         rejects the version, publishing it publishes that version (a fact one keeps its number).
         Idempotent: a version already in the queue is skipped.
         """
-        if not principal.has_role(APPROVER_ROLE):
-            raise NotAuthorized("only a knowledge owner may fill the candidate queue")
+        require(
+            principal,
+            Permission.APPROVE_KNOWLEDGE,
+            "only a knowledge owner may fill the candidate queue",
+        )
         with self._db.write() as session:
             adopted = {
                 source.get("ref")
@@ -327,8 +330,11 @@ class CandidateService:
             return self._decide(session, principal, row, APPROVED, comment.strip() or None)
 
     def reject(self, principal: Principal, candidate_id: str, *, reason: str) -> CandidateView:
-        if not principal.has_role(APPROVER_ROLE):
-            raise NotAuthorized("only a knowledge owner may reject candidate knowledge")
+        require(
+            principal,
+            Permission.APPROVE_KNOWLEDGE,
+            "only a knowledge owner may reject candidate knowledge",
+        )
         if not reason.strip():
             raise InvalidInput("a reason is required to reject a candidate")
         with self._db.write() as session:
@@ -461,7 +467,7 @@ class CandidateService:
         others see what they proposed."""
         if row.proposed_by == principal.user_id:
             return True
-        return principal.has_role(APPROVER_ROLE, "admin") and principal.can_read(
+        return allows(principal, Permission.CURATE_KNOWLEDGE) and principal.can_read(
             tenant_id=row.tenant_id, acl=row.acl
         )
 
@@ -522,7 +528,7 @@ def _refusal(
     principal: Principal, candidate: CandidateView, current: DocumentView | None
 ) -> MemdeskError | None:
     """Why this principal may not approve this candidate now (None: they may)."""
-    if not principal.has_role(APPROVER_ROLE):
+    if not allows(principal, Permission.APPROVE_KNOWLEDGE):
         return NotAuthorized("only a knowledge owner may approve candidate knowledge")
     if principal.user_id == candidate.proposed_by:
         return NotAuthorized("the proposer may not approve their own candidate")

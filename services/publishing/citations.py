@@ -14,13 +14,13 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from services import audit
-from services.approvals import PENDING, ApprovalService
-from services.clock import Clock, today
+from services.approvals.store import PENDING, ApprovalService
+from services.core.clock import Clock, today
+from services.core.principals import Principal
 from services.db.engine import Database
 from services.db.models import Approval, DocumentVersion
-from services.knowledge import KnowledgeStore
-from services.principals import Principal
+from services.records import audit
+from services.records.knowledge import KnowledgeStore
 
 CitationState = Literal["current", "superseded", "revoked", "not_eligible"]
 

@@ -27,24 +27,24 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from services import audit
-from services.clock import Clock, IdGenerator, as_utc, today
 from services.contracts.corpus import DocStatus, KnowledgeClass
+from services.core.clock import Clock, IdGenerator, as_utc, today
+from services.core.errors import IndexUnavailable, InvalidInput, NotFound
+from services.core.policy import Permission, allows, require
+from services.core.principals import Principal
 from services.db.engine import Database
 from services.db.models import DocumentVersion, IndexChunk
 from services.db.models_knowledge import CandidateRow, PublicationRow
-from services.errors import IndexUnavailable, InvalidInput, NotAuthorized, NotFound
-from services.knowledge import DocumentView, KnowledgeStore, NewVersion
-from services.principals import Principal
 from services.publishing.candidates import (
     APPROVED,
-    APPROVER_ROLE,
     PUBLISHED,
     CandidateService,
     adopted_versions,
 )
 from services.publishing.citations import FlaggedDraft, flag_drafts, open_drafts_citing
 from services.publishing.revocation import RevocationResult, revoke
+from services.records import audit
+from services.records.knowledge import DocumentView, KnowledgeStore, NewVersion
 from services.retrieval.index import IndexManager, StagedDocument
 from services.retrieval.records import to_indexed
 
@@ -130,8 +130,9 @@ class Publisher:
         valid_from: date | None = None,
         progress: Progress | None = None,
     ) -> PublishResult:
-        if not principal.has_role(APPROVER_ROLE):
-            raise NotAuthorized("only a knowledge owner may publish knowledge")
+        require(
+            principal, Permission.APPROVE_KNOWLEDGE, "only a knowledge owner may publish knowledge"
+        )
         valid_from = valid_from or today(self._clock)
         if valid_from > today(self._clock):
             raise InvalidInput("a publication takes effect when it switches: valid_from is future")
@@ -165,7 +166,7 @@ class Publisher:
             query = select(PublicationRow).where(PublicationRow.tenant_id == principal.tenant_id)
             if candidate_id:
                 query = query.where(PublicationRow.candidate_id == candidate_id)
-            if not principal.has_role(APPROVER_ROLE, "admin"):
+            if not allows(principal, Permission.CURATE_KNOWLEDGE):
                 query = query.join(
                     CandidateRow, CandidateRow.candidate_id == PublicationRow.candidate_id
                 ).where(CandidateRow.proposed_by == principal.user_id)

@@ -5,15 +5,15 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 
-from services.clock import Clock, today
 from services.contracts.corpus import DocStatus
+from services.core.clock import Clock, today
+from services.core.errors import InvalidInput, NotFound
+from services.core.policy import Permission, require
+from services.core.principals import Principal
 from services.db.engine import Database
 from services.db.models import DocumentVersion
-from services.errors import InvalidInput, NotAuthorized, NotFound
-from services.knowledge import KnowledgeStore
-from services.principals import Principal
-from services.publishing.candidates import APPROVER_ROLE
 from services.publishing.citations import FlaggedDraft, flag_drafts, open_drafts_citing
+from services.records.knowledge import KnowledgeStore
 from services.retrieval.index import IndexManager
 from services.retrieval.purge import PurgeReport
 
@@ -47,8 +47,7 @@ def revoke(
 ) -> RevocationResult:
     """The status change commits first (governance stops serving it at once), then the index
     and every cache are purged and re-queried; an unverified purge is reported, not hidden."""
-    if not principal.has_role(APPROVER_ROLE):
-        raise NotAuthorized("only a knowledge owner may revoke knowledge")
+    require(principal, Permission.APPROVE_KNOWLEDGE, "only a knowledge owner may revoke knowledge")
     reason = reason.strip()
     if not reason:
         raise InvalidInput("a reason is required to revoke knowledge")

@@ -28,7 +28,7 @@ import bm25s
 import numpy as np
 import numpy.typing as npt
 
-from services.retrieval import text as text_analysis
+from services.language import tokens as text_analysis
 from services.retrieval.embedders import Vectors
 
 # bm25s sets its own logger to DEBUG on import and logs every index build: that floods logs

@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from services.contracts.evidence_id import evidence_id_for
+from services.language.tokens import key_units
 from services.retrieval.eligibility import ChunkRow, Verified, check_citation
 from services.retrieval.facts import (
     Fact,
@@ -25,8 +27,7 @@ from services.retrieval.facts import (
     same_attribute,
 )
 from services.retrieval.ranking import Candidate
-from services.retrieval.text import key_units
-from services.retrieval.types import Conflict, ConflictValue, Evidence, evidence_id_for
+from services.retrieval.types import Conflict, ConflictValue, Evidence
 
 _SENTENCE_END = re.compile(r"[。！？!?；;\n]|\.(?=\s|$)")
 

@@ -10,6 +10,7 @@ from sqlalchemy import and_, bindparam, exists, or_, select
 from sqlalchemy.orm import Session
 
 from services.contracts.corpus import DocStatus
+from services.core.principals import Principal
 from services.db.models import (
     DocumentAcl,
     DocumentVersion,
@@ -18,8 +19,7 @@ from services.db.models import (
     IndexVersion,
 )
 from services.db.models_retrieval import IndexTenantState
-from services.knowledge import content_hash
-from services.principals import Principal
+from services.records.knowledge import content_hash
 
 
 @dataclass(frozen=True, slots=True)

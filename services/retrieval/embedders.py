@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from services.errors import IndexUnavailable
-from services.retrieval import text as text_analysis
+from services.core.errors import IndexUnavailable
+from services.language import tokens as text_analysis
 from services.settings import Settings
 
 if TYPE_CHECKING:
@@ -246,7 +246,7 @@ def make_embedder(settings: Settings) -> Embedder:
         return HashingEmbedder()
     if settings.embedding_backend == "gemini":
         if settings.gemini_api_key is None:
-            from services.errors import InvalidInput
+            from services.core.errors import InvalidInput
 
             raise InvalidInput(
                 "MEMDESK_EMBEDDING_BACKEND=gemini needs MEMDESK_GEMINI_API_KEY to be set"

@@ -20,7 +20,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from services.retrieval import text as text_analysis
+from services.language import tokens as text_analysis
 
 MIN_SHARED_CJK_SUFFIX = 4
 

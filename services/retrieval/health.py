@@ -5,9 +5,9 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
 
+from services.core.errors import IndexUnavailable
 from services.db.engine import Database
 from services.db.models import DocumentVersion, IndexChunk, IndexVersion
-from services.errors import IndexUnavailable
 from services.retrieval.records import COLLECTION_PREFIX
 from services.retrieval.vectorstore import VectorStore
 from services.retrieval.versions import IndexVersionInfo

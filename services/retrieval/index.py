@@ -12,11 +12,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
-from services import audit
-from services.clock import Clock, IdGenerator
+from services.core.clock import Clock, IdGenerator
+from services.core.errors import IndexUnavailable
 from services.db.engine import Database
 from services.db.models import DocumentVersion, IndexChunk, IndexPointer, IndexVersion
-from services.errors import IndexUnavailable
+from services.records import audit
 from services.retrieval.caches import RetrievalCaches
 from services.retrieval.chunker import CHUNKER_VERSION
 from services.retrieval.embedders import Embedder

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from services.retrieval import text as text_analysis
+from services.language import tokens as text_analysis
 from services.retrieval.caches import LexicalView, TenantBlock
 from services.retrieval.embedders import Vectors
 from services.retrieval.relevance import term_found

@@ -25,9 +25,9 @@ import re
 from collections.abc import Container
 from dataclasses import dataclass
 
-from services.retrieval import text as text_analysis
+from services.language import tokens as text_analysis
+from services.language.tokens import Term
 from services.retrieval.facts import quantity_units
-from services.retrieval.text import Term
 
 # A CJK term counts as found when at least half of its characters are (see Term.coverage).
 TERM_SHARE = 0.5

@@ -1,4 +1,4 @@
-"""Governed retrieval (SPEC §3 steps 1-5): eligible set first, hybrid ranking, SQL re-check."""
+"""Governed retrieval (docs/product.md §4): eligible set first, hybrid ranking, SQL re-check."""
 
 from __future__ import annotations
 
@@ -10,13 +10,14 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from services import audit
-from services.clock import Clock, today
+from services.contracts.evidence_id import evidence_id_for, parse_evidence_id
+from services.core.clock import Clock, today
+from services.core.errors import IndexUnavailable, InvalidInput, NotFound
+from services.core.principals import Principal
 from services.db.engine import Database
 from services.db.models import DocumentVersion, IndexChunk
-from services.errors import IndexUnavailable, InvalidInput, NotFound
-from services.principals import Principal
-from services.retrieval import text as text_analysis
+from services.language import tokens as text_analysis
+from services.records import audit
 from services.retrieval.caches import LexicalView, Payload, RetrievalCaches, TenantBlock
 from services.retrieval.conflicts import find_conflicts
 from services.retrieval.eligibility import (
@@ -37,7 +38,7 @@ from services.retrieval.embedders import Vectors
 from services.retrieval.index import IndexManager
 from services.retrieval.ranking import Candidate, QueryAnalysis, rank
 from services.retrieval.relevance import Assessment, Item, assess
-from services.retrieval.types import Evidence, RetrievalResult, evidence_id_for, parse_evidence_id
+from services.retrieval.types import Evidence, RetrievalResult
 
 MAX_K = 100
 # Chunks of one document admitted to the top k before other documents get a turn.

@@ -3,25 +3,13 @@
 from __future__ import annotations
 
 from datetime import date
-from typing import Literal
+from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from services.core.principals import Principal
+
 RetrievalStatus = Literal["ok", "insufficient_evidence", "source_conflict"]
-
-
-def evidence_id_for(document_id: str, version: int, start: int, end: int) -> str:
-    """Stable and resolvable later: the document version and the character span it quotes."""
-    return f"{document_id}@{version}:{start}-{end}"
-
-
-def parse_evidence_id(evidence_id: str) -> tuple[str, int, int, int] | None:
-    head, sep, span = evidence_id.rpartition(":")
-    document_id, at, version = head.rpartition("@")
-    start, dash, end = span.partition("-")
-    if not (sep and at and dash and version.isdigit() and start.isdigit() and end.isdigit()):
-        return None
-    return document_id, int(version), int(start), int(end)
 
 
 class Evidence(BaseModel):
@@ -88,3 +76,15 @@ class RetrievalResult(BaseModel):
     )
     index_version: str | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
+
+
+class Retriever(Protocol):
+    """Governed retrieval as its users see it: only evidence the principal may use, re-verified."""
+
+    def retrieve(
+        self, principal: Principal, query: str, *, k: int = 5, as_of: date | None = None
+    ) -> RetrievalResult: ...
+
+    def resolve(
+        self, principal: Principal, evidence_id: str, *, as_of: date | None = None
+    ) -> Evidence: ...

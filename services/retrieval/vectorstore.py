@@ -12,10 +12,10 @@ from urllib.parse import urlparse
 
 import numpy as np
 
-from services.clock import Clock
-from services.errors import IndexUnavailable
+from services.core.clock import Clock
+from services.core.errors import IndexUnavailable
 from services.retrieval.embedders import Vectors
-from services.retrieval.retry import TransientIndexError, with_retries
+from services.retrieval.index_retries import TransientIndexError, with_retries
 
 T = TypeVar("T")
 Metadata = dict[str, Any]
@@ -96,10 +96,6 @@ class ChromaStore:
         self._client: Any = None
         self._collections: dict[str, Any] = {}
         self._lock = threading.RLock()
-
-    @property
-    def location(self) -> str:
-        return self._url or str(self._path)
 
     # ---- client -------------------------------------------------------------------------
     def _connect(self) -> Any:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
+from services.core.errors import IndexUnavailable
 from services.db.engine import Database
 from services.db.models import DocumentVersion, IndexChunk
-from services.errors import IndexUnavailable
-from services.knowledge import content_hash
+from services.records.knowledge import content_hash
 from services.retrieval.vectorstore import VectorStore
 
 

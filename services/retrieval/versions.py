@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from services.clock import as_utc
+from services.core.clock import as_utc
 from services.db.models import IndexVersion
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 
-from services.clock import Clock, IdGenerator
+from services.core.clock import Clock, IdGenerator
+from services.core.errors import IndexUnavailable
 from services.db.engine import Database
-from services.errors import IndexUnavailable
 from services.retrieval.caches import RetrievalCaches
 from services.retrieval.embedders import Embedder, GuardedEmbedder, make_embedder
 from services.retrieval.index import IndexManager

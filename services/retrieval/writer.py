@@ -10,10 +10,10 @@ from typing import TypeVar
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.orm import Session
 
+from services.core.errors import IndexUnavailable
 from services.db.engine import Database
 from services.db.models import IndexChunk
 from services.db.models_retrieval import IndexTenantState
-from services.errors import IndexUnavailable
 from services.retrieval.caches import RetrievalCaches
 from services.retrieval.embedders import Embedder, Vectors
 from services.retrieval.records import ChunkRecord

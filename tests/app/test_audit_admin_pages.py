@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from app_pages import _session
-from services.audit import AuditQuery
+from services.records.audit import AuditQuery
 from tests.app.conftest import logged_in, texts
 
 

@@ -6,7 +6,7 @@ import re
 from datetime import date
 
 from app_pages import _session
-from services.knowledge import NewVersion
+from services.records.knowledge import NewVersion
 from tests.app.conftest import app, texts
 
 ATTACK = (

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from app_pages import _session
 from services import bootstrap
 from services.bootstrap import Services
-from services.errors import ConfirmedFieldConflict
+from services.core.errors import ConfirmedFieldConflict
 from tests.app.conftest import logged_in, texts
 
 SUPPLEMENT = "客戶確認需要特殊檢驗，請接著處理。"

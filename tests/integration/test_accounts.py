@@ -7,10 +7,10 @@ from argon2 import PasswordHasher
 from sqlalchemy import select
 from typer.testing import CliRunner
 
-from services.accounts import LOGIN_FAILED, MAX_FAILED_ATTEMPTS, Accounts
 from services.cli.main import app as cli
+from services.core.errors import InvalidInput, NotAuthorized, NotFound
 from services.db.models import AuditEntry, LocalCredential
-from services.errors import InvalidInput, NotAuthorized, NotFound
+from services.records.accounts import LOGIN_FAILED, MAX_FAILED_ATTEMPTS, Accounts
 
 # Cheap parameters: these tests check behaviour, not argon2's cost.
 FAST = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.agents.approval_flow import ApprovalFlow
+from services.approvals.flow import ApprovalFlow
 from services.contracts.task_state import TaskStatus
 from tests.conftest import principal
 from tests.support.agents import rebuild_agents

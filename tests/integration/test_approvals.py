@@ -7,7 +7,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from services.errors import (
+from services.core.errors import (
     IdempotencyConflict,
     IllegalTransition,
     InvalidInput,

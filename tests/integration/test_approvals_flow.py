@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 
 from services.contracts.task_state import TaskStatus
-from services.errors import IdempotencyConflict, InvalidInput, NotAuthorized
+from services.core.errors import IdempotencyConflict, InvalidInput, NotAuthorized
 from tests.conftest import principal
 from tests.support.scenario import load_scenario, resume_q42
 

@@ -12,13 +12,13 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import DBAPIError
 
-from services.audit import AuditService
 from services.bootstrap import Services
 from services.contracts.corpus import DocStatus
 from services.contracts.task_state import TaskStatus
-from services.errors import ConfirmedFieldConflict
+from services.core.errors import ConfirmedFieldConflict
+from services.records.audit import AuditService
 from tests.conftest import principal
-from tests.support.corpus import corpus_dict, doc
+from tests.support.corpus import corpus_dict, doc, import_bytes
 from tests.support.snapshot import database_digest
 
 
@@ -73,7 +73,7 @@ def purge_task(s: Services) -> None:
 def import_corpus(s: Services) -> None:
     corpus = corpus_dict()
     corpus["documents"].append(doc("SOP-PACK", 1, status="pending_approval", body="包裝規範"))
-    s.importer.import_bytes(json.dumps(corpus).encode(), source="more.json", actor="a.admin")
+    import_bytes(s.importer, json.dumps(corpus).encode(), source="more.json", actor="a.admin")
 
 
 def request_approval(s: Services) -> None:

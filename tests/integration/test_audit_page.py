@@ -8,10 +8,10 @@ from datetime import timedelta
 
 import pytest
 
-from services import audit
-from services.audit import CSV_COLUMNS, AuditQuery
 from services.bootstrap import Services
-from services.errors import NotAuthorized
+from services.core.errors import NotAuthorized
+from services.records import audit
+from services.records.audit import CSV_COLUMNS, AuditQuery
 from tests.conftest import principal
 from tests.support.corpus import corpus_dict, write_corpus
 

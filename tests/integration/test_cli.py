@@ -15,9 +15,9 @@ from typer.testing import CliRunner
 
 from services import bootstrap
 from services.cli.main import app
-from services.clock import FakeClock
 from services.contracts import json_schema
 from services.contracts.task_state import TaskStatus
+from services.core.clock import FakeClock
 from services.settings import Settings
 from tests.conftest import principal
 from tests.support.corpus import corpus_dict, write_corpus

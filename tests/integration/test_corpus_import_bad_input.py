@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli.main import app
-from services.errors import InvalidInput
-from tests.support.corpus import corpus_dict, doc
+from services.core.errors import InvalidInput
+from tests.support.corpus import corpus_dict, doc, import_bytes
 from tests.support.snapshot import database_digest
 
 NEW = "SOP-NEW"  # the record each case breaks; a valid sibling (SOP-FRESH) rides along
@@ -117,7 +117,7 @@ CASES: list[tuple[str, Callable[[], bytes], list[str]]] = [
 def test_malformed_file_gives_one_named_error_and_changes_nothing(loaded, case, make_bytes, words):
     before = database_digest(loaded.db.engine)
     with pytest.raises(InvalidInput) as refused:
-        loaded.importer.import_bytes(make_bytes(), source="bad.json", actor="test")
+        import_bytes(loaded.importer, make_bytes(), source="bad.json", actor="test")
     assert len(refused.value.problems) == 1, refused.value.problems
     problem = refused.value.problems[0]
     for word in words:
@@ -154,8 +154,11 @@ def test_one_bad_record_means_nothing_from_the_file_is_written(loaded):
     )
     before = database_digest(loaded.db.engine)
     with pytest.raises(InvalidInput) as refused:
-        loaded.importer.import_bytes(
-            json.dumps(corpus, ensure_ascii=False).encode(), source="c.json", actor="test"
+        import_bytes(
+            loaded.importer,
+            json.dumps(corpus, ensure_ascii=False).encode(),
+            source="c.json",
+            actor="test",
         )
     assert [p for p in refused.value.problems if "SOP-LEADTIME@2" in p]
     assert database_digest(loaded.db.engine) == before
@@ -164,7 +167,7 @@ def test_one_bad_record_means_nothing_from_the_file_is_written(loaded):
 def test_reimport_of_identical_content_changes_nothing(loaded, tmp_path: Path):
     before = database_digest(loaded.db.engine)
     raw = json.dumps(corpus_dict(), ensure_ascii=False).encode()
-    report = loaded.importer.import_bytes(raw, source="again.json", actor="test")
+    report = import_bytes(loaded.importer, raw, source="again.json", actor="test")
     assert not report.changed
     assert report.unchanged == {"tenants": 2, "users": 6, "documents": 6, "tasks": 1}
     assert database_digest(loaded.db.engine) == before  # no rows, no audit entry

@@ -7,15 +7,15 @@ import json
 import pytest
 
 from services.contracts.corpus import DocStatus
-from services.errors import InvalidInput
+from services.core.errors import InvalidInput
 from tests.conftest import principal
-from tests.support.corpus import corpus_dict, doc
+from tests.support.corpus import corpus_dict, doc, import_bytes
 from tests.support.snapshot import database_digest
 
 
 def reimport(services, corpus):
     raw = json.dumps(corpus, ensure_ascii=False).encode()
-    return services.importer.import_bytes(raw, source="again.json", actor="system:test")
+    return import_bytes(services.importer, raw, source="again.json", actor="system:test")
 
 
 def test_a_revocation_survives_reimport_of_the_original_file(loaded):

@@ -13,12 +13,13 @@ from pathlib import Path
 import pytest
 
 from services import bootstrap
-from services.agents.eval_tasks import TaskCaseOutcome, run_task_case
 from services.bootstrap import Services
-from services.clock import FakeClock, SequentialIds
 from services.contracts.golden import Golden, TaskCase, ref_matches
-from services.knowledge import content_hash
+from services.core.clock import FakeClock
+from services.lab.eval_tasks import TaskCaseOutcome, run_task_case
+from services.records.knowledge import content_hash
 from services.settings import Settings
+from tests.support.ids import SequentialIds
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 GOLDEN = Golden.model_validate(

@@ -11,9 +11,10 @@ import pytest
 
 from services import bootstrap
 from services.bootstrap import Services
-from services.clock import FakeClock, SequentialIds
-from services.errors import InvalidInput, NotAuthorized, NotFound, StaleRevision
+from services.core.clock import FakeClock
+from services.core.errors import InvalidInput, NotAuthorized, NotFound, StaleRevision
 from services.settings import Settings
+from tests.support.ids import SequentialIds
 
 DATA = Path(__file__).resolve().parents[2] / "data"
 AS_OF = date(2026, 11, 29)

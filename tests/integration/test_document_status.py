@@ -9,9 +9,9 @@ import pytest
 
 from services.bootstrap import Services
 from services.contracts.corpus import DocStatus
-from services.errors import InvalidInput
+from services.core.errors import InvalidInput
 from tests.conftest import principal
-from tests.support.corpus import corpus_dict, doc
+from tests.support.corpus import corpus_dict, doc, import_bytes
 
 
 @pytest.fixture
@@ -19,7 +19,7 @@ def pending(services: Services) -> Services:
     """The small corpus plus SOP-PACK@1 waiting for approval."""
     corpus = corpus_dict()
     corpus["documents"].append(doc("SOP-PACK", 1, status="pending_approval", body="包裝規範"))
-    services.importer.import_bytes(json.dumps(corpus).encode(), source="c.json", actor="a.admin")
+    import_bytes(services.importer, json.dumps(corpus).encode(), source="c.json", actor="a.admin")
     return services
 
 

@@ -12,13 +12,14 @@ import pytest
 
 from services import bootstrap
 from services.bootstrap import Services
-from services.chroma_process import ChromaProcess
-from services.clock import FakeClock, SequentialIds
 from services.contracts.task_state import TaskStatus
-from services.errors import IndexUnavailable
+from services.core.clock import FakeClock
+from services.core.errors import IndexUnavailable
+from services.lab.chroma_server import ChromaProcess
 from services.retrieval.embedders import HashingEmbedder, Vectors
 from services.settings import Settings
 from tests.support.corpus import corpus_dict, doc, write_corpus
+from tests.support.ids import SequentialIds
 from tests.support.retrieval import AS_OF, assert_citations_hold
 from tests.support.scenario import SUPPLEMENT, resume_q42, scenario_corpus
 from tests.support.vectors import InMemoryVectorStore

@@ -18,13 +18,14 @@ from sqlalchemy import event, func, select, text
 
 from services import bootstrap
 from services.bootstrap import Services
-from services.clock import FakeClock, SequentialIds
 from services.contracts.task_state import TaskStatus
+from services.core.clock import FakeClock
+from services.core.errors import StorageRefused
 from services.db.models import AuditEntry, DocumentVersion, TaskCheckpoint, TaskEvent
-from services.errors import StorageRefused
 from services.settings import Settings
 from tests.support import pg
 from tests.support.corpus import corpus_dict, doc, write_corpus
+from tests.support.ids import SequentialIds
 from tests.support.scenario import resume_q42, scenario_corpus
 from tests.support.vectors import InMemoryVectorStore
 

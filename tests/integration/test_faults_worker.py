@@ -23,8 +23,8 @@ from sqlalchemy import func, select
 from services import bootstrap
 from services.agents.ports import LeaseLost
 from services.bootstrap import Services
-from services.clock import FakeClock
 from services.contracts.task_state import TaskStatus
+from services.core.clock import FakeClock
 from services.db.models import Approval, AuditEntry, TaskCheckpoint, TaskEvent
 from services.settings import Settings
 from tests.support import pg

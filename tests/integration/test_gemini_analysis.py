@@ -14,10 +14,11 @@ import pytest
 from services import bootstrap
 from services.agents.runs import RunView
 from services.bootstrap import Services
-from services.clock import FakeClock, SequentialIds
+from services.core.clock import FakeClock
 from services.settings import Settings
 from tests.support.corpus import corpus_dict, write_corpus
 from tests.support.gemini import RecordedGemini, request_input
+from tests.support.ids import SequentialIds
 
 SUPPLEMENT = "客戶確認需要特殊檢驗，請接著處理。"
 

@@ -9,9 +9,10 @@ import numpy as np
 import pytest
 from sqlalchemy import select, update
 
-from services import audit, invariants
 from services.bootstrap import Services
 from services.db.models import Approval, DocumentVersion, Run, RunEvent, TaskRow
+from services.lab import invariants
+from services.records import audit
 from tests.support.retrieval import fake_services, fake_store
 from tests.support.scenario import load_scenario, resume_q42
 

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from services.cli.main import app
-from services.clock import SystemClock, today
+from services.core.clock import SystemClock, today
 from tests.support.corpus import write_corpus
 from tests.support.publishing import V3_BODY, publishing_corpus
 

@@ -8,9 +8,9 @@ from datetime import date
 
 import pytest
 
-from services.errors import NotFound
+from services.core.errors import NotFound
 from tests.conftest import principal
-from tests.support.corpus import corpus_dict, doc
+from tests.support.corpus import corpus_dict, doc, import_bytes
 
 AS_OF = date(2026, 11, 29)
 
@@ -34,8 +34,11 @@ def store(services):
         doc("TWO-CURRENT", 1, body="第一版"),
         doc("TWO-CURRENT", 2, body="第二版"),
     ]
-    services.importer.import_bytes(
-        json.dumps(corpus, ensure_ascii=False).encode(), source="c.json", actor="test"
+    import_bytes(
+        services.importer,
+        json.dumps(corpus, ensure_ascii=False).encode(),
+        source="c.json",
+        actor="test",
     )
     return services
 

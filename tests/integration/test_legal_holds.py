@@ -8,10 +8,10 @@ import pytest
 from sqlalchemy import func, select
 
 from services.bootstrap import Services
-from services.clock import FakeClock
 from services.contracts.task_state import TaskStatus
+from services.core.clock import FakeClock
+from services.core.errors import InvalidInput, NotFound
 from services.db.models import AuditEntry
-from services.errors import InvalidInput, NotFound
 from services.memory.topics import KEY_TASK_DETAILS
 from tests.support.corpus import write_corpus
 from tests.support.publishing import publishing_corpus, who

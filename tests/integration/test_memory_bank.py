@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from services.errors import InvalidInput, NotAuthorized, NotFound
+from services.core.errors import InvalidInput, NotAuthorized, NotFound
 from services.memory.types import ConversationEvent, ExampleMemory
 from services.publishing.candidates import Proposal
 from tests.conftest import principal

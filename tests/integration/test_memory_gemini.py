@@ -8,14 +8,15 @@ from pathlib import Path
 import pytest
 
 from services import bootstrap
-from services.agents.ports import AnalysisRejected, TransientFailure
 from services.bootstrap import Services
-from services.clock import FakeClock, SequentialIds
+from services.core.clock import FakeClock
+from services.llm.ports import AnalysisRejected, TransientFailure
 from services.memory.types import ConversationEvent
 from services.settings import Settings
 from tests.conftest import principal
 from tests.support.corpus import corpus_dict, write_corpus
 from tests.support.gemini import RecordedGemini
+from tests.support.ids import SequentialIds
 
 Q42 = {"task_id": "Q42"}
 EVENTS = [

@@ -12,9 +12,9 @@ import httpx
 import pytest
 
 from services import bootstrap
-from services.agents.ports import AnalysisRejected, TransientFailure
 from services.bootstrap import Services
-from services.clock import FakeClock, SequentialIds
+from services.core.clock import FakeClock
+from services.llm.ports import AnalysisRejected, TransientFailure
 from services.memory.bank import MemoryBank
 from services.memory.consolidate import Candidate, Plan, SimilarityConsolidator
 from services.memory.extract_offline import OfflineExtractor
@@ -23,6 +23,7 @@ from services.settings import Settings
 from tests.conftest import principal
 from tests.support.corpus import corpus_dict, write_corpus
 from tests.support.gemini import RecordedGemini, recording
+from tests.support.ids import SequentialIds
 
 Q42 = {"task_id": "Q42"}
 _MEMORY = re.compile(r"\{\{memory:([^}]+)\}\}")

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from services.errors import LegalHold, NotFound
+from services.core.errors import LegalHold, NotFound
 from services.memory.types import ConversationEvent, MemoryPolicy
 from tests.conftest import principal
 

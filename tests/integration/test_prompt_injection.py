@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from services.agents.text import numbers
 from services.contracts.task_state import TaskStatus
+from services.language.sentences import numbers
 from tests.conftest import principal
 from tests.support.agents import ObedientModel, rebuild_agents
 from tests.support.corpus import doc, write_corpus

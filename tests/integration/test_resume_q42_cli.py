@@ -1,5 +1,5 @@
-"""The reference scenario (SPEC §2) end to end from the CLI on the demo corpus, on SQLite and
-PostgreSQL.
+"""The reference scenario (docs/product.md) end to end from the CLI on the demo corpus, on
+SQLite and PostgreSQL.
 
 The CLI runs in-process (typer's CliRunner: the same `app`, settings from the same MEMDESK_*
 variables); the console script's own process boundary and exit codes are covered in test_cli.py.

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from services import bootstrap
-from services.clock import FakeClock, SequentialIds
+from services.core.clock import FakeClock
 from services.settings import Settings
+from tests.support.ids import SequentialIds
 
 
 def document(document_id: str, body: str, **fields) -> dict:

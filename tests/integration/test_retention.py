@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from services.contracts.task_state import TaskStatus
-from services.errors import NotFound
+from services.core.errors import NotFound
 from tests.conftest import principal
 from tests.support.retention import set_task_retention
 from tests.support.snapshot import database_digest

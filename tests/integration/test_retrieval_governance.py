@@ -11,12 +11,13 @@ from sqlalchemy import update
 
 from services import bootstrap
 from services.bootstrap import Services
-from services.clock import FakeClock, SequentialIds
 from services.contracts.corpus import DocStatus
+from services.core.clock import FakeClock
+from services.core.errors import NotFound
 from services.db.models import DocumentVersion
-from services.errors import NotFound
 from services.settings import Settings
 from tests.support.corpus import corpus_dict, doc, write_corpus
+from tests.support.ids import SequentialIds
 from tests.support.retrieval import AS_OF, assert_citations_hold, chroma_server, who
 
 __all__ = ["chroma_server"]

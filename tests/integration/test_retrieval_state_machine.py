@@ -15,13 +15,14 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 from sqlalchemy import select
 
 from services import bootstrap
-from services.clock import FakeClock, SequentialIds
 from services.contracts.corpus import DocStatus
+from services.core.clock import FakeClock
 from services.db.engine import make_engine
 from services.db.migrate import upgrade
 from services.db.models import DocumentVersion
 from services.settings import Settings
 from tests.support.corpus import corpus_dict, doc, write_corpus
+from tests.support.ids import SequentialIds
 from tests.support.retrieval import assert_citations_hold, who
 
 DOCUMENTS = ["SOP-A", "SOP-B", "SOP-C"]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from services.bootstrap import Services
-from services.errors import InvalidInput
+from services.core.errors import InvalidInput
 from tests.support.corpus import write_corpus
 from tests.support.publishing import (
     AS_OF,

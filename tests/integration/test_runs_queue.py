@@ -8,10 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from services.agents.ports import ModelUsage
 from services.bootstrap import Services
 from services.contracts.task_state import TaskStatus
-from services.errors import BudgetExceeded, IllegalTransition, InvalidInput, NotFound
+from services.core.errors import BudgetExceeded, IllegalTransition, InvalidInput, NotFound
+from services.llm.ports import ModelUsage
 from tests.conftest import principal
 from tests.support.agents import FlakyRetriever, rebuild_agents
 from tests.support.scenario import SUPPLEMENT, load_scenario
@@ -187,3 +187,25 @@ def test_a_run_whose_worker_died_is_claimed_again_after_the_timeout(store, clock
 
 def _usage(tokens_in: int, tokens_out: int) -> ModelUsage:
     return ModelUsage(model_calls=1, tokens_in=tokens_in, tokens_out=tokens_out)
+
+
+def test_resume_reports_each_event_of_its_run_in_order_as_it_is_recorded(store):
+    sales = principal(store, "a.sales")
+    seen = []
+    result = store.resumer.resume(sales, "Q42", supplement=SUPPLEMENT, on_event=seen.append)
+    recorded = store.runs.events(sales, result.run.run_id)
+    assert [e.id for e in seen] == [e.id for e in recorded]
+    assert seen[0].kind == "queued" and seen[-1].kind == "finished"
+
+
+def test_a_watcher_hears_only_committed_events_of_its_own_run(store):
+    sales = principal(store, "a.sales")
+    first = store.runs.enqueue(sales, "Q42", supplement=SUPPLEMENT)
+    heard: list[str] = []
+    with store.runs.watch(first.run_id, lambda: heard.append("Q42")):
+        store.runs.add_event(first.run_id, "note", {"n": 1})
+        with pytest.raises(RuntimeError), store.db.write() as session:
+            store.runs._event(session, store.runs._system_row(session, first.run_id), "x", {})
+            raise RuntimeError("rolled back")
+    store.runs.add_event(first.run_id, "note", {"n": 2})  # after the watch ended
+    assert heard == ["Q42"]

@@ -11,11 +11,11 @@ from sqlalchemy.exc import OperationalError
 
 from services import bootstrap
 from services.contracts.task_state import TaskStatus
-from services.errors import InvalidInput, NotFound, RetriesExhausted, StaleRevision
-from services.retry import retry
+from services.core.backoff import retry
+from services.core.errors import InvalidInput, NotFound, RetriesExhausted, StaleRevision
 from services.settings import Settings
 from tests.conftest import principal
-from tests.support.corpus import corpus_dict
+from tests.support.corpus import corpus_dict, import_bytes
 
 AS_OF = date(2026, 11, 29)
 
@@ -108,7 +108,7 @@ def test_no_evidence_for_an_unknown_tenant(loaded):
         documents=[],
         tasks=[],
     )
-    loaded.importer.import_bytes(json.dumps(corpus).encode(), source="c.json", actor="test")
+    import_bytes(loaded.importer, json.dumps(corpus).encode(), source="c.json", actor="test")
     for query in ("交期", "SUS304", "標準交期"):
         assert refs(loaded, "c.sales", query) == []
 

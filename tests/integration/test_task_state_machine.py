@@ -20,16 +20,16 @@ from hypothesis.stateful import (
 )
 
 from services.bootstrap import Services
-from services.clock import FakeClock
 from services.contracts.task_state import TaskStatus, can_transition
-from services.errors import (
+from services.core.clock import FakeClock
+from services.core.errors import (
     ConfirmedFieldConflict,
     IllegalTransition,
     InvalidInput,
     NotFound,
     StaleRevision,
 )
-from tests.support.corpus import corpus_dict
+from tests.support.corpus import corpus_dict, import_bytes
 from tests.support.retention import set_task_retention
 
 TASK_IDS = ["T1", "T2"]
@@ -82,8 +82,11 @@ class TaskMachine(RuleBasedStateMachine):
             documents=[],
             tasks=[],
         )
-        services.importer.import_bytes(
-            json.dumps(corpus).encode(), source="machine.json", actor="system:test"
+        import_bytes(
+            services.importer,
+            json.dumps(corpus).encode(),
+            source="machine.json",
+            actor="system:test",
         )
         self.sales = services.directory.principal(f"{self.tenant}.sales")
         self.admin = services.directory.principal(f"{self.tenant}.admin")

@@ -3,7 +3,7 @@
 import pytest
 
 from services.contracts.task_state import TaskStatus
-from services.errors import ConfirmedFieldConflict, IllegalTransition, NotFound, StaleRevision
+from services.core.errors import ConfirmedFieldConflict, IllegalTransition, NotFound, StaleRevision
 from tests.conftest import principal
 
 

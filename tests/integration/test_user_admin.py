@@ -7,9 +7,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from services.audit import AuditQuery
 from services.bootstrap import Services
-from services.errors import InvalidInput, NotAuthorized, NotFound
+from services.core.errors import InvalidInput, NotAuthorized, NotFound
+from services.records.audit import AuditQuery
 from tests.conftest import principal
 
 

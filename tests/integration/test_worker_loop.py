@@ -11,7 +11,7 @@ import pytest
 from services.agents.worker import stop_on_signals
 from services.bootstrap import Services
 from services.contracts.task_state import TaskStatus
-from services.errors import DatabaseUnavailable
+from services.core.errors import DatabaseUnavailable
 from tests.support.retrieval import fake_services, fake_store
 from tests.support.scenario import SUPPLEMENT, load_scenario
 

@@ -13,11 +13,13 @@ import pytest
 
 from services import bootstrap
 from services.bootstrap import Services
-from services.clock import FakeClock, SequentialIds
-from services.principals import ROLES, Principal
+from services.core.clock import FakeClock
+from services.core.policy import ROLES
+from services.core.principals import Principal
 from services.publishing.candidates import Proposal
 from services.settings import Settings
 from tests.support import pg
+from tests.support.ids import SequentialIds
 
 AS_OF = date(2026, 11, 29)
 SUPPLEMENT = "客戶確認需要特殊檢驗，請接著處理。"

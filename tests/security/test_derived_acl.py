@@ -9,9 +9,9 @@ import json
 import pytest
 from pydantic import BaseModel
 
-from services.errors import MemdeskError, NotFound
+from services.core.errors import MemdeskError, NotFound
 from services.publishing.candidates import Proposal
-from services.redaction import WITHHELD
+from services.records.redaction import WITHHELD
 from tests.security.conftest import World
 
 VIEWERS_WITHOUT_GRANT = ("a.sales2", "a.engineer", "a.owner", "a.admin")

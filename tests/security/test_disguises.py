@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.agents.text import fold_disguises, looks_like_instruction, looks_like_link
+from services.language.sentences import fold_disguises, looks_like_instruction, looks_like_link
 
 
 @pytest.mark.parametrize(

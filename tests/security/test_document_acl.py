@@ -11,7 +11,7 @@ import re
 
 import pytest
 
-from services.errors import NotFound
+from services.core.errors import NotFound
 from tests.security.conftest import AS_OF, MISSING, Targets, World, root_of
 from tests.security.test_tenant_isolation import CASES, outcome, public_methods
 

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from app_pages import _session
-from services.audit import AuditQuery
-from services.errors import InvalidInput
+from services.core.errors import InvalidInput
+from services.records.audit import AuditQuery
 from tests.app.conftest import (  # noqa: F401 - fixtures shared with the console's tests
     _component_scan_once,
     app,

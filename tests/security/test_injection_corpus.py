@@ -23,14 +23,15 @@ from markdown_it import MarkdownIt
 from app_pages._ui import escape
 from services import bootstrap
 from services.bootstrap import Services
-from services.clock import FakeClock, SequentialIds
 from services.contracts.task_state import TaskStatus
+from services.core.clock import FakeClock
+from services.core.principals import Principal
 from services.memory.types import ConversationEvent
-from services.principals import Principal
 from services.settings import Settings
 from tests.security.conftest import AS_OF, SUPPLEMENT
 from tests.support.agents import ObeyingModel, rebuild_agents
 from tests.support.corpus import corpus_dict, write_corpus
+from tests.support.ids import SequentialIds
 from tests.support.scenario import scenario_corpus
 
 CASES: list[dict[str, Any]] = json.loads(

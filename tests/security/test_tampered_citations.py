@@ -15,16 +15,17 @@ from sqlalchemy import update
 from services import bootstrap
 from services.agents.review import ReviewAgent
 from services.bootstrap import Services
-from services.clock import FakeClock, SequentialIds
 from services.contracts.corpus import DocStatus
 from services.contracts.decision import MemoryDecision
 from services.contracts.memory_input import MemoryInput
 from services.contracts.task_state import TaskStatus
+from services.core.clock import FakeClock
+from services.core.errors import InvalidInput, NotFound
 from services.db.models import DocumentVersion, IndexChunk
-from services.errors import InvalidInput, NotFound
 from services.settings import Settings
 from tests.security.conftest import AS_OF
 from tests.support.corpus import doc
+from tests.support.ids import SequentialIds
 from tests.support.scenario import load_scenario, resume_q42, scenario_corpus
 
 QUERY = "標準交期是幾天"

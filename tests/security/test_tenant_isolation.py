@@ -17,15 +17,15 @@ from typing import Any
 import pytest
 from pydantic import BaseModel
 
-from services.audit import AuditQuery
 from services.bootstrap import Services
 from services.contracts.corpus import DocStatus
 from services.contracts.decision import Claim, DecisionStatus, MemoryDecision, NextAction
-from services.errors import MemdeskError, NotFound
-from services.knowledge import KnowledgeStore
+from services.core.errors import MemdeskError, NotFound
+from services.core.principals import Principal
 from services.memory.types import ConversationEvent
-from services.principals import Principal
 from services.publishing.candidates import Proposal
+from services.records.audit import AuditQuery
+from services.records.knowledge import KnowledgeStore
 from tests.security.conftest import AS_OF, MEMORY_SCOPE, MISSING, Targets, World, root_of
 
 Call = Callable[[Services, Principal, Targets], Any]
@@ -371,6 +371,7 @@ SYSTEM = {
     "runs.record": "worker",
     "runs.reschedule": "worker",
     "runs.finish": "worker",
+    "runs.watch": "in-process progress of a run the resumer already authorised",
     "runs.tokens_used_today": "supervisor's budget check",
     "approval_flow.recover_all": "recovery job",
     "supervisor.*": "runs a claimed run as its requester",
@@ -380,6 +381,7 @@ SYSTEM = {
     "retention.purge_expired": "retention job (CLI purge-expired)",
     "retention.record_types": "configuration read (which record types take part)",
     "retention.register": "composition root wiring",
+    "retention.register_copies": "composition root wiring",
     "memories.purge_expired": "retention job (CLI purge-expired)",
     "memories.extractor_name": "configuration read (which extractor runs)",
     "accounts.*": "login and the CLI's account management: before any principal exists",

@@ -10,10 +10,11 @@ from collections import Counter
 import pytest
 
 from services.agents.analysis_offline import OfflineAnalyzer
-from services.agents.ports import Analysis, ModelUsage
+from services.agents.ports import Analysis
 from services.contracts.memory_input import MemoryInput
-from services.errors import BudgetExceeded
-from services.principals import Principal
+from services.core.errors import BudgetExceeded
+from services.core.principals import Principal
+from services.llm.ports import ModelUsage
 from tests.support.agents import rebuild_agents
 from tests.support.scenario import load_scenario
 

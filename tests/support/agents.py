@@ -11,15 +11,16 @@ from typing import Any
 from pydantic import ValidationError
 
 from services.agents.analysis_offline import OfflineAnalyzer
-from services.agents.ports import Analysis, AnalysisRejected, Retriever
-from services.agents.text import looks_like_instruction, numbers
+from services.agents.ports import Analysis
 from services.agents.wiring import AgentServices, build_agents
 from services.bootstrap import Services
 from services.contracts.decision import Claim, DecisionStatus, MemoryDecision, NextAction
 from services.contracts.memory_input import MemoryInput
-from services.errors import IndexUnavailable
-from services.principals import Principal
-from services.retrieval.types import Evidence, RetrievalResult
+from services.core.errors import IndexUnavailable
+from services.core.principals import Principal
+from services.language.sentences import looks_like_instruction, numbers
+from services.llm.ports import AnalysisRejected
+from services.retrieval.types import Evidence, RetrievalResult, Retriever
 from services.settings import Settings
 
 

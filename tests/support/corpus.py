@@ -6,6 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from services.records.importer import (
+    CorpusImporter,
+    ImportReport,
+    parse_json_bytes,
+    validate_corpus,
+)
+
 
 def corpus_dict(**overrides: Any) -> dict[str, Any]:
     """A small valid corpus@1 (tenants A and B, the Q42 core) that tests can bend."""
@@ -132,3 +139,10 @@ def doc(document_id: str, version: int, **fields: Any) -> dict[str, Any]:
 def write_corpus(path: Path, corpus: dict[str, Any]) -> Path:
     path.write_text(json.dumps(corpus, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+def import_bytes(importer: CorpusImporter, raw: bytes, *, source: str, actor: str) -> ImportReport:
+    """Import a corpus@1 file's bytes, as `memdesk import` does with the file."""
+    data = parse_json_bytes(raw, source=source)
+    corpus = validate_corpus(data, source=source)
+    return importer.import_corpus(corpus, source=source, actor=actor, raw=data)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from services import bootstrap
 from services.bootstrap import Services
-from services.errors import StaleRevision
+from services.core.errors import StaleRevision
 from services.settings import Settings
 
 

@@ -6,7 +6,7 @@ from datetime import date
 from typing import Any
 
 from services.bootstrap import Services
-from services.principals import Principal
+from services.core.principals import Principal
 from services.publishing.candidates import CandidateView, Proposal
 from tests.support.corpus import corpus_dict, doc
 

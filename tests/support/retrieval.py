@@ -18,14 +18,15 @@ from sqlalchemy import select
 
 from services import bootstrap
 from services.bootstrap import Services
-from services.clock import FakeClock, SequentialIds
+from services.core.clock import FakeClock
+from services.core.principals import Principal
 from services.db.models import DocumentVersion
-from services.knowledge import content_hash
-from services.principals import Principal
+from services.records.knowledge import content_hash
 from services.retrieval.embedders import HashingEmbedder
 from services.retrieval.types import Evidence
 from services.settings import Settings
 from tests.support.corpus import corpus_dict, write_corpus
+from tests.support.ids import SequentialIds
 from tests.support.vectors import InMemoryVectorStore
 
 AS_OF = date(2026, 11, 29)

@@ -10,7 +10,7 @@ from typing import Any
 from services.agents.runs import RunView
 from services.bootstrap import Services
 from services.contracts.task_state import TaskStatus
-from services.tasks import TaskRecord, TaskService
+from services.records.tasks import TaskRecord, TaskService
 from tests.support.corpus import corpus_dict, doc, write_corpus
 
 SUPPLEMENT = "客戶確認需要特殊檢驗，請接著處理。"

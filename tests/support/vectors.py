@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from services.retrieval.embedders import Vectors
-from services.retrieval.retry import TransientIndexError
+from services.retrieval.index_retries import TransientIndexError
 from services.retrieval.vectorstore import Metadata, MissingCollection, VectorRecord, Where
 
 

@@ -21,8 +21,8 @@ from services.agents.analysis_offline import OfflineAnalyzer
 from services.agents.ports import Analysis
 from services.agents.worker import stop_on_signals
 from services.contracts.memory_input import MemoryInput
-from services.principals import Principal
-from services.tasks import TaskRecord, TaskService
+from services.core.principals import Principal
+from services.records.tasks import TaskRecord, TaskService
 from tests.support.agents import rebuild_agents
 
 

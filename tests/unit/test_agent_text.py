@@ -4,7 +4,7 @@ from decimal import Decimal
 
 import pytest
 
-from services.agents.text import clauses, looks_like_instruction, numbers, polarity
+from services.language.sentences import clauses, looks_like_instruction, numbers, polarity
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app_pages._ui import escape, highlighted
-from services.views.highlight import segments
+from services.desk.highlight import segments
 
 ATTACKS = [
     "<img src=x onerror=alert(1)>",

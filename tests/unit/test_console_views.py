@@ -9,15 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from services.contracts.task_state import TaskState, TaskStatus
-from services.errors import InvalidInput
-from services.knowledge import DocumentView, content_hash
+from services.core.errors import InvalidInput
+from services.desk.changes import changes_since
+from services.desk.drafts import draft
+from services.desk.evidence import evidence_view
+from services.desk.highlight import segments
+from services.desk.timeline import timeline
+from services.records.knowledge import DocumentView, content_hash
+from services.records.tasks import CheckpointRecord, TaskEventRecord
 from services.retrieval.types import Evidence
-from services.tasks import CheckpointRecord, TaskEventRecord
-from services.views.changes import changes_since
-from services.views.drafts import draft
-from services.views.evidence import evidence_view
-from services.views.highlight import segments
-from services.views.timeline import timeline
 
 T0 = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
 BODY = "新版：標準交期 15 日；特殊檢驗另評估。\n$x$ <img src=x>"

@@ -10,7 +10,7 @@ import httpx
 import numpy as np
 import pytest
 
-from services.errors import InvalidInput
+from services.core.errors import InvalidInput
 from services.retrieval.embedders import GeminiEmbedder, HashingEmbedder, UseEmbedder, make_embedder
 from services.settings import Settings
 

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from services.agents.engineering import find_items
-from services.agents.prompts import get_prompt, registry
+from services.approvals.engineering import find_items
 from services.contracts.memory_input import Need
-from services.errors import NotFound
+from services.core.errors import NotFound
+from services.llm.prompts import get_prompt, registry
 from services.retrieval.types import Evidence
 
 SOP = (

@@ -8,7 +8,7 @@ import pytest
 
 from services.bootstrap import Services
 from services.contracts.corpus import DocStatus
-from services.errors import IndexUnavailable
+from services.core.errors import IndexUnavailable
 from tests.support.retrieval import AS_OF, fake_services, fake_store, load, who
 from tests.support.vectors import InMemoryVectorStore
 

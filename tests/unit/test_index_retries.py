@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from services.clock import FakeClock
-from services.errors import IndexUnavailable
-from services.retrieval.retry import TransientIndexError, with_retries
+from services.core.clock import FakeClock
+from services.core.errors import IndexUnavailable
+from services.retrieval.index_retries import TransientIndexError, with_retries
 
 
 def test_three_attempts_with_exponential_backoff_then_index_unavailable() -> None:

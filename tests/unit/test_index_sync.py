@@ -8,10 +8,11 @@ import numpy as np
 
 from services import bootstrap
 from services.bootstrap import Services
-from services.clock import FakeClock, SequentialIds
+from services.core.clock import FakeClock
 from services.retrieval.embedders import HashingEmbedder
 from services.settings import Settings
 from tests.support.corpus import corpus_dict, doc, write_corpus
+from tests.support.ids import SequentialIds
 from tests.support.retrieval import AS_OF, fake_services, fake_store, load, who
 from tests.support.vectors import InMemoryVectorStore
 

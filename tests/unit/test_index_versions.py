@@ -8,8 +8,8 @@ import pytest
 from sqlalchemy import func, select
 
 from services.bootstrap import Services
+from services.core.errors import IndexUnavailable
 from services.db.models import IndexChunk, IndexPointer, IndexVersion
-from services.errors import IndexUnavailable
 from services.retrieval.index import REBUILD_STEPS
 from tests.support.corpus import corpus_dict, doc
 from tests.support.retrieval import AS_OF, fake_services, fake_store, load, who

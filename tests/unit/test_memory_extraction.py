@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from services.errors import InvalidInput
+from services.core.errors import InvalidInput
 from services.memory import consolidate
 from services.memory.extract_offline import OfflineExtractor
 from services.memory.topics import MANAGED_TOPICS

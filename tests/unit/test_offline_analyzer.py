@@ -6,7 +6,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from services.agents.analysis_offline import OfflineAnalyzer
-from services.agents.text import numbers
 from services.contracts.memory_input import (
     InputConflict,
     InputEngineeringItem,
@@ -15,7 +14,8 @@ from services.contracts.memory_input import (
     MemoryInput,
     Need,
 )
-from services.principals import Principal
+from services.core.principals import Principal
+from services.language.sentences import numbers
 
 SALES = Principal(user_id="a.sales", tenant_id="A", roles=("sales",))
 SOP = (

@@ -1,8 +1,8 @@
-"""ACL matching of SPEC §4: tenant first, then any one matching entry."""
+"""ACL matching of docs/product.md §1: tenant first, then any one matching entry."""
 
 import pytest
 
-from services.principals import Principal, is_valid_acl_entry
+from services.core.principals import Principal, is_valid_acl_entry
 
 SALES = Principal(user_id="a.sales", tenant_id="A", roles=("sales",), grants=("customer:C-ACME",))
 

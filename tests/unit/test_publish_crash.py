@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from services.bootstrap import Services
-from services.errors import InvalidInput
+from services.core.errors import InvalidInput
 from services.publishing.publisher import STEPS
 from tests.support.corpus import write_corpus
 from tests.support.publishing import (

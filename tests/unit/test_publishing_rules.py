@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from services.bootstrap import Services
-from services.errors import InvalidInput, NotAuthorized, NotFound
+from services.core.errors import InvalidInput, NotAuthorized, NotFound
 from services.publishing.candidates import Proposal
 from tests.support.corpus import write_corpus
 from tests.support.publishing import (

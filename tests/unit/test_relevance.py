@@ -3,7 +3,7 @@ and the kind of quantity a question asks for."""
 
 from __future__ import annotations
 
-from services.retrieval import text
+from services.language import tokens as text
 from services.retrieval.relevance import Item, asked_kinds, assess
 
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from services.clock import FakeClock
-from services.errors import RetriesExhausted
-from services.retry import retry
+from services.core.backoff import retry
+from services.core.clock import FakeClock
+from services.core.errors import RetriesExhausted
 
 
 class Flaky:

@@ -8,8 +8,8 @@ import pytest
 
 from services.agents.review import ReviewAgent
 from services.contracts.memory_input import InputTask, MemoryInput, Need
-from services.errors import NotFound
-from services.principals import Principal
+from services.core.errors import NotFound
+from services.core.principals import Principal
 from services.retrieval.types import Evidence
 
 SALES = Principal(user_id="a.sales", tenant_id="A", roles=("sales",))
@@ -175,7 +175,7 @@ def test_a_ready_decision_with_evidence_missing_for_a_required_need_fails():
 
 
 def test_a_model_reviewer_can_add_problems_but_never_clear_them():
-    from services.agents.ports import ModelUsage
+    from services.llm.ports import ModelUsage
 
     class Picky:
         def review(self, principal, data, decision):

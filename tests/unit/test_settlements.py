@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 from services.agents.settlements import Settlement, apply, settlements
 from services.contracts.memory_input import InputConflict, Need
+from services.records.tasks import TaskEventRecord
 from services.retrieval.types import Evidence
-from services.tasks import TaskEventRecord
 
 FACT = "a6061-t6硬陽極膜厚"
 

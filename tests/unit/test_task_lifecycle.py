@@ -1,4 +1,4 @@
-"""The task lifecycle of SPEC §3: the main path, exceptional exits, and what is refused."""
+"""The task lifecycle (docs/product.md §2): main path, exceptional exits, what is refused."""
 
 import itertools
 

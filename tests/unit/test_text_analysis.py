@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.retrieval import text
+from services.language import tokens as text
 
 
 @pytest.mark.parametrize(

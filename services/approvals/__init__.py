@@ -1,0 +1,1 @@
+"""The approval rule in one room: the idempotent store and the flow from draft to decision."""

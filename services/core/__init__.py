@@ -1,0 +1,1 @@
+"""The kernel every layer stands on: clock, errors, principals, the role policy, backoff."""

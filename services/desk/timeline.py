@@ -1,0 +1,138 @@
+"""A task's timeline: its events (with their checkpoints) and its runs, in time order."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from services.agents.runs import RunEventView, RunView
+from services.records.tasks import CheckpointRecord, TaskEventRecord
+
+
+class TimelineRow(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    at: datetime
+    source: Literal["event", "run"]
+    title: str
+    actor: str
+    revision: int | None = None
+    status: str | None = None
+    checkpoint: str | None = None  # the stage of the checkpoint written with this event
+    run_id: str | None = None
+    detail: str = ""
+
+
+def timeline(
+    events: list[TaskEventRecord], checkpoints: list[CheckpointRecord], runs: list[RunView]
+) -> list[TimelineRow]:
+    """Newest first. Every task write logs an event and a checkpoint at the same revision, so
+    the checkpoint is shown on its event's row rather than as a duplicate row."""
+    stage_at = {checkpoint.revision: checkpoint for checkpoint in checkpoints}
+    rows = [_event_row(event, stage_at.get(event.revision)) for event in events]
+    for run in runs:
+        rows.append(
+            TimelineRow(
+                at=run.created_at,
+                source="run",
+                title="run queued",
+                actor=run.requested_by,
+                status="queued",
+                run_id=run.run_id,
+                detail=f"supplement: {run.supplement}" if run.supplement else "",
+            )
+        )
+        if run.finished_at is not None:
+            rows.append(
+                TimelineRow(
+                    at=run.finished_at,
+                    source="run",
+                    title=f"run {run.status}",
+                    actor="agent:supervisor",
+                    status=run.status,
+                    run_id=run.run_id,
+                    detail=_run_detail(run),
+                )
+            )
+    # Stable for equal timestamps: runs before the task writes they caused.
+    order = {"run": 0, "event": 1}
+    return sorted(rows, key=lambda row: (row.at, order[row.source], row.revision or 0))[::-1]
+
+
+def _event_row(event: TaskEventRecord, checkpoint: CheckpointRecord | None) -> TimelineRow:
+    state = checkpoint.state if checkpoint else None
+    return TimelineRow(
+        at=event.at,
+        source="event",
+        title=event.kind,
+        actor=event.actor,
+        revision=event.revision,
+        status=state.status.value if state else None,
+        checkpoint=checkpoint.stage if checkpoint else None,
+        run_id=event.run_id,
+        detail=_event_detail(event.kind, event.detail),
+    )
+
+
+def _event_detail(kind: str, detail: dict[str, Any]) -> str:
+    if kind == "conflict":
+        return "; ".join(
+            f"{c.get('field')}: confirmed {c.get('confirmed')!r}, proposed {c.get('proposed')!r}"
+            for c in detail.get("conflicts", [])
+        )
+    if kind in ("conflict_resolved", "source_conflict_settled", "source_conflict_escalated"):
+        return "; ".join(f"{k}: {v}" for k, v in detail.items() if v not in (None, "", []))
+    note = detail.get("note")
+    return str(note) if note else ""
+
+
+def _run_detail(run: RunView) -> str:
+    parts = [f"attempts {run.attempts}/{run.max_attempts}"]
+    if run.decision:
+        parts.append(f"decision {run.decision.get('status')}")
+    if run.model:
+        parts.append(f"model {run.model}")
+    if run.error:
+        parts.append(f"error: {run.error}")
+    return "; ".join(parts)
+
+
+class RunStep(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    at: datetime
+    kind: str
+    text: str
+
+
+def run_steps(events: list[RunEventView]) -> list[RunStep]:
+    """A run's progress as a person reads it: one line per step, in order."""
+    steps = []
+    for event in events:
+        payload = event.payload
+        if event.kind == "retrieval":
+            text = (
+                f"檢索 retrieval for {payload.get('need')}: {payload.get('status')}, "
+                f"{len(payload.get('evidence_ids', []))} evidence"
+            )
+        elif event.kind == "evidence":
+            text = f"證據池 evidence pool: {len(payload.get('evidence', []))} item(s)"
+        elif event.kind == "model_call":
+            text = (
+                f"模型 model call: {payload.get('model') or payload.get('analyzer') or ''}".strip()
+            )
+        elif event.kind == "handoff":
+            text = (
+                f"交接 hand-off {event.source_agent} → {event.target_agent} "
+                f"({payload.get('payload_schema') or event.schema_version})"
+            )
+        elif event.kind == "finished":
+            text = f"結束 finished: {payload.get('status')}" + (
+                f" — {payload['error']}" if payload.get("error") else ""
+            )
+        else:
+            text = event.kind.replace("_", " ")
+        steps.append(RunStep(at=event.at, kind=event.kind, text=text))
+    return steps

@@ -1,0 +1,1 @@
+"""Tools that use the product and that nothing in the product imports: evals, benches, soak."""

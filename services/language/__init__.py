@@ -1,0 +1,1 @@
+"""Text analysis shared by retrieval, agents and approvals: tokens, sentences, the glossary."""

@@ -1,0 +1,1 @@
+"""Model clients: the Gemini caller, strict parsing of answers, prompts and the model ports."""

@@ -1,0 +1,1 @@
+"""Authoritative records in SQL: tasks, knowledge, audit, directory, accounts, import, retention."""

@@ -1,0 +1,520 @@
+"""Retention and legal hold for tasks, documents and memories, and `purge-expired` over all of them.
+
+Who owns what: tasks keep their expiry on the task row (TaskService), documents are handled
+here, and any other store of records (the Memory Bank) joins through `RetentionParticipant`:
+it says what has expired and removes what it is told to; holds are decided here, once, for
+every record type. Nothing here ever touches the audit log (it is append-only), an incomplete
+task, a current approved document, or a held record.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+
+from services.core.clock import Clock, as_utc
+from services.core.errors import InvalidInput, NotFound
+from services.core.policy import Permission, require
+from services.core.principals import Principal
+from services.db.engine import Database
+from services.db.models import DocumentAcl, DocumentVersion, TaskRow, Tenant
+from services.db.models_knowledge import LegalHoldRow, RetentionPolicyRow
+from services.records import audit
+from services.records.tasks import TaskService
+
+# Versions that no longer serve and may expire under a tenant's document policy.
+FINISHED_DOCUMENTS = ("superseded", "revoked", "rejected")
+
+
+class ParticipantPurge(Protocol):
+    """What a participant's purge reports: `TENANT/ID` keys removed and kept under hold."""
+
+    @property
+    def removed(self) -> Sequence[str]: ...
+
+    @property
+    def kept_on_hold(self) -> Sequence[str]: ...
+
+
+class RetentionParticipant(Protocol):
+    """A store of records that expire on their own terms (the Memory Bank: TTLs, revisions).
+
+    It keeps a hold flag on its own rows, like tasks and document versions do, and honours it
+    in its own purge: `set_legal_hold` is how the retention service mirrors a hold (it raises
+    NotFound for a record the admin's tenant does not have), `purge_expired` removes what has
+    expired — never a held record, never an audit entry — or only reports it on a dry run.
+    `services.memory.bank.MemoryBank` satisfies this as it is.
+    """
+
+    def set_legal_hold(
+        self, principal: Principal, record_id: str, *, hold: bool, reason: str
+    ) -> object: ...
+
+    def purge_expired(
+        self,
+        *,
+        actor: str,
+        now: datetime | None = None,
+        dry_run: bool = False,
+        tenant_id: str | None = None,
+    ) -> ParticipantPurge: ...
+
+
+class DocumentCopies(Protocol):
+    """A store that holds copies of document versions (the search index): told to drop a version
+    before its authoritative row goes, so no copy outlives the record it was made from."""
+
+    def purge_document(
+        self, *, tenant_id: str, document_id: str, version: int | None, actor: str
+    ) -> object: ...
+
+
+class LegalHold(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    tenant_id: str
+    record_type: str
+    record_id: str
+    reason: str
+    set_by: str
+    set_at: datetime
+    lifted_by: str | None
+    lifted_at: datetime | None
+    lift_reason: str | None
+
+    @property
+    def active(self) -> bool:
+        return self.lifted_at is None
+
+
+class RetentionPolicies(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    tenant_id: str
+    task_days: int  # completed tasks (the tenant's period, else the configured default)
+    task_days_is_default: bool
+    document_days: int | None  # finished document versions; None: kept for good
+    participants: list[str]
+
+
+class RetentionReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    dry_run: bool
+    removed: dict[str, list[str]] = Field(default_factory=dict)
+    kept_on_hold: dict[str, list[str]] = Field(default_factory=dict)
+
+    def count(self, record_type: str) -> int:
+        return len(self.removed.get(record_type, []))
+
+
+class RetentionService:
+    def __init__(
+        self,
+        *,
+        db: Database,
+        clock: Clock,
+        tasks: TaskService,
+        default_task_days: int,
+    ) -> None:
+        self._db = db
+        self._clock = clock
+        self._tasks = tasks
+        self._default_task_days = default_task_days
+        self._participants: dict[str, RetentionParticipant] = {}
+        self._copies: list[DocumentCopies] = []
+
+    def register(self, record_type: str, participant: RetentionParticipant) -> None:
+        if record_type in ("task", "document"):
+            raise ValueError(f"record type {record_type!r} is built in")
+        self._participants[record_type] = participant
+
+    def register_copies(self, store: DocumentCopies) -> None:
+        """A store of document copies to purge first whenever a document version expires."""
+        self._copies.append(store)
+
+    @property
+    def record_types(self) -> list[str]:
+        return ["task", "document", *sorted(self._participants)]
+
+    # ---- policies --------------------------------------------------------------------------
+    def policies(self, principal: Principal) -> RetentionPolicies:
+        _require_admin(principal)
+        with self._db.read() as session:
+            tenant = session.get(Tenant, principal.tenant_id)
+            if tenant is None:
+                raise NotFound("tenant", principal.tenant_id)
+            document = session.get(RetentionPolicyRow, (principal.tenant_id, "document"))
+            return RetentionPolicies(
+                tenant_id=tenant.tenant_id,
+                task_days=tenant.completed_task_retention_days or self._default_task_days,
+                task_days_is_default=tenant.completed_task_retention_days is None,
+                document_days=document.days if document else None,
+                participants=sorted(self._participants),
+            )
+
+    def set_policy(
+        self, principal: Principal, *, record_type: str, days: int | None
+    ) -> RetentionPolicies:
+        """Days to keep finished records of a type (None: tasks use the default, documents
+        are kept for good). Memories keep their TTL in the Memory Bank's own settings."""
+        _require_admin(principal)
+        if days is not None and days < 1:
+            raise InvalidInput("a retention period is at least 1 day")
+        with self._db.write() as session:
+            if record_type == "task":
+                tenant = session.get(Tenant, principal.tenant_id)
+                assert tenant is not None
+                before = tenant.completed_task_retention_days
+                tenant.completed_task_retention_days = days
+                self._tasks.reschedule_expiry(session, tenant_id=principal.tenant_id)
+            elif record_type == "document":
+                row = session.get(RetentionPolicyRow, (principal.tenant_id, "document"))
+                before = row.days if row else None
+                if days is None:
+                    if row is not None:
+                        session.delete(row)
+                elif row is None:
+                    session.add(
+                        RetentionPolicyRow(
+                            tenant_id=principal.tenant_id,
+                            record_type="document",
+                            days=days,
+                            updated_by=principal.user_id,
+                            updated_at=self._clock.now(),
+                        )
+                    )
+                else:
+                    row.days, row.updated_by, row.updated_at = (
+                        days,
+                        principal.user_id,
+                        self._clock.now(),
+                    )
+            else:
+                raise InvalidInput(
+                    f"retention policies exist for task and document, not {record_type!r} "
+                    "(memory TTLs are set in the Memory Bank)"
+                )
+            audit.record(
+                session,
+                clock=self._clock,
+                tenant_id=principal.tenant_id,
+                actor=principal.user_id,
+                action="retention.policy_changed",
+                subject_type="retention",
+                subject_id=record_type,
+                before_ref=str(before),
+                after_ref=str(days),
+            )
+        return self.policies(principal)
+
+    # ---- legal holds -----------------------------------------------------------------------
+    def set_hold(
+        self, principal: Principal, *, record_type: str, record_id: str, reason: str
+    ) -> LegalHold:
+        _require_admin(principal)
+        if not reason.strip():
+            raise InvalidInput("a reason is required to set a legal hold")
+        reason = reason.strip()
+        participant = self._participants.get(record_type)
+        if participant is not None:
+            # Its own unit of work first (it checks the record exists in the tenant): a hold
+            # that is flagged but not yet recorded here errs on the side of keeping the record.
+            participant.set_legal_hold(principal, record_id, hold=True, reason=reason)
+        try:
+            return self._record_hold(principal, record_type, record_id, reason, participant)
+        except Exception:
+            if participant is not None:
+                participant.set_legal_hold(
+                    principal, record_id, hold=False, reason=f"hold not recorded: {reason}"
+                )
+            raise
+
+    def _record_hold(
+        self,
+        principal: Principal,
+        record_type: str,
+        record_id: str,
+        reason: str,
+        participant: RetentionParticipant | None,
+    ) -> LegalHold:
+        with self._db.write() as session:
+            if participant is None:
+                self._require_record(session, principal.tenant_id, record_type, record_id)
+            row = LegalHoldRow(
+                tenant_id=principal.tenant_id,
+                record_type=record_type,
+                record_id=record_id,
+                reason=reason,
+                set_by=principal.user_id,
+                set_at=self._clock.now(),
+            )
+            session.add(row)
+            session.flush()
+            self._mirror_flag(
+                session, principal.tenant_id, record_type, record_id, held=True, reason=row.reason
+            )
+            audit.record(
+                session,
+                clock=self._clock,
+                tenant_id=principal.tenant_id,
+                actor=principal.user_id,
+                action="legal_hold.set",
+                subject_type=record_type,
+                subject_id=record_id,
+                after_ref=f"hold:{row.id}",
+                detail={"reason": row.reason},
+            )
+            return _hold(row)
+
+    def lift_hold(self, principal: Principal, hold_id: int, *, reason: str) -> LegalHold:
+        _require_admin(principal)
+        if not reason.strip():
+            raise InvalidInput("a reason is required to lift a legal hold")
+        with self._db.write() as session:
+            row = session.get(LegalHoldRow, hold_id)
+            if row is None or row.tenant_id != principal.tenant_id:
+                raise NotFound("legal hold", str(hold_id))
+            if row.lifted_at is not None:
+                raise InvalidInput(f"legal hold {hold_id} was already lifted")
+            row.lifted_by, row.lifted_at = principal.user_id, self._clock.now()
+            row.lift_reason = reason.strip()
+            session.flush()
+            still = _active_holds(session, row.tenant_id, row.record_type, row.record_id)
+            if not still:
+                self._mirror_flag(
+                    session, row.tenant_id, row.record_type, row.record_id, held=False
+                )
+            audit.record(
+                session,
+                clock=self._clock,
+                tenant_id=row.tenant_id,
+                actor=principal.user_id,
+                action="legal_hold.lifted",
+                subject_type=row.record_type,
+                subject_id=row.record_id,
+                before_ref=f"hold:{row.id}",
+                detail={"reason": row.lift_reason, "other_active_holds": len(still)},
+            )
+            lifted = _hold(row)
+        participant = self._participants.get(lifted.record_type)
+        if participant is not None and not still:
+            participant.set_legal_hold(
+                principal, lifted.record_id, hold=False, reason=lifted.lift_reason or ""
+            )
+        return lifted
+
+    def holds(self, principal: Principal, *, active_only: bool = True) -> list[LegalHold]:
+        _require_admin(principal)
+        with self._db.read() as session:
+            query = select(LegalHoldRow).where(LegalHoldRow.tenant_id == principal.tenant_id)
+            if active_only:
+                query = query.where(LegalHoldRow.lifted_at.is_(None))
+            return [_hold(row) for row in session.scalars(query.order_by(LegalHoldRow.id))]
+
+    # ---- purge -----------------------------------------------------------------------------
+    def preview(self, principal: Principal) -> RetentionReport:
+        """What `purge-expired` would remove in the admin's tenant now (a dry run)."""
+        _require_admin(principal)
+        return self.purge_expired(
+            actor=principal.user_id, dry_run=True, tenant_id=principal.tenant_id
+        )
+
+    def purge_expired(
+        self,
+        *,
+        actor: str,
+        now: datetime | None = None,
+        dry_run: bool = False,
+        tenant_id: str | None = None,
+    ) -> RetentionReport:
+        now = now or self._clock.now()
+        removed: dict[str, list[str]] = {}
+        kept: dict[str, list[str]] = {}
+        # Tasks: the task row's hold flag is kept in step with the holds here (set_hold).
+        tasks = self._tasks.purge_expired(
+            actor=actor, now=now, dry_run=dry_run, tenant_id=tenant_id
+        )
+        removed["task"], kept["task"] = tasks.removed, tasks.kept_on_hold
+        removed["document"], kept["document"] = self._purge_documents(
+            actor=actor, now=now, dry_run=dry_run, tenant_id=tenant_id
+        )
+        for record_type, participant in sorted(self._participants.items()):
+            outcome = participant.purge_expired(
+                actor=actor, now=now, dry_run=dry_run, tenant_id=tenant_id
+            )
+            removed[record_type] = list(outcome.removed)
+            kept[record_type] = list(outcome.kept_on_hold)
+        return RetentionReport(dry_run=dry_run, removed=removed, kept_on_hold=kept)
+
+    def _purge_documents(
+        self, *, actor: str, now: datetime, dry_run: bool, tenant_id: str | None
+    ) -> tuple[list[str], list[str]]:
+        """Finished versions past the tenant's document period; never approved or open ones."""
+        with self._db.read() as session:
+            query = select(RetentionPolicyRow).where(RetentionPolicyRow.record_type == "document")
+            if tenant_id:
+                query = query.where(RetentionPolicyRow.tenant_id == tenant_id)
+            policies = {p.tenant_id: p.days for p in session.scalars(query)}
+            held = _held_ids(session, "document")
+            expired: list[Any] = []
+            for tenant, days in sorted(policies.items()):
+                cutoff = now - timedelta(days=days)
+                expired += session.execute(
+                    select(
+                        DocumentVersion.tenant_id,
+                        DocumentVersion.document_id,
+                        DocumentVersion.version,
+                        DocumentVersion.legal_hold,
+                    ).where(
+                        DocumentVersion.tenant_id == tenant,
+                        DocumentVersion.status.in_(FINISHED_DOCUMENTS),
+                        DocumentVersion.status_changed_at <= cutoff,
+                    )
+                ).all()
+        removed, kept = [], []
+        for tenant, document_id, version, flag in sorted(expired):
+            key = f"{tenant}/{document_id}@{version}"
+            if flag or {(tenant, document_id), (tenant, f"{document_id}@{version}")} & held:
+                kept.append(key)
+                continue
+            removed.append(key)
+            if dry_run:
+                continue
+            # Copies first (a superseded version may still be indexed until the next sync).
+            for store in self._copies:
+                store.purge_document(
+                    tenant_id=tenant, document_id=document_id, version=version, actor=actor
+                )
+            with self._db.write() as session:
+                keys = (
+                    DocumentAcl.tenant_id == tenant,
+                    DocumentAcl.document_id == document_id,
+                    DocumentAcl.version == version,
+                )
+                session.execute(delete(DocumentAcl).where(*keys))
+                session.execute(
+                    delete(DocumentVersion).where(
+                        DocumentVersion.tenant_id == tenant,
+                        DocumentVersion.document_id == document_id,
+                        DocumentVersion.version == version,
+                    )
+                )
+                audit.record(
+                    session,
+                    clock=self._clock,
+                    tenant_id=tenant,
+                    actor=actor,
+                    action="document.purged",
+                    subject_type="document",
+                    subject_id=f"{document_id}@{version}",
+                )
+        return removed, kept
+
+    # ---- internals -------------------------------------------------------------------------
+    def _require_record(
+        self, session: Session, tenant_id: str, record_type: str, record_id: str
+    ) -> None:
+        if record_type == "task":
+            found = session.get(TaskRow, (tenant_id, record_id)) is not None
+        elif record_type == "document":
+            document_id, _, version = record_id.partition("@")
+            query = select(DocumentVersion.version).where(
+                DocumentVersion.tenant_id == tenant_id, DocumentVersion.document_id == document_id
+            )
+            if version:
+                if not version.isdigit():
+                    raise InvalidInput(f"document hold {record_id!r}: use DOC or DOC@VERSION")
+                query = query.where(DocumentVersion.version == int(version))
+            found = session.scalar(query.limit(1)) is not None
+        else:
+            raise InvalidInput(
+                f"legal holds apply to {', '.join(self.record_types)}, not {record_type!r}"
+            )
+        if not found:
+            raise NotFound(record_type, record_id)
+
+    @staticmethod
+    def _mirror_flag(
+        session: Session,
+        tenant_id: str,
+        record_type: str,
+        record_id: str,
+        *,
+        held: bool,
+        reason: str | None = None,
+    ) -> None:
+        """Keep the rows' own hold flags in step, so every existing purge path honours them."""
+        if record_type == "task":
+            session.execute(
+                update(TaskRow)
+                .where(TaskRow.tenant_id == tenant_id, TaskRow.task_id == record_id)
+                .values(legal_hold=held, legal_hold_reason=reason if held else None)
+            )
+        elif record_type == "document":
+            document_id, _, version = record_id.partition("@")
+            where = [
+                DocumentVersion.tenant_id == tenant_id,
+                DocumentVersion.document_id == document_id,
+            ]
+            if version:
+                where.append(DocumentVersion.version == int(version))
+            elif not held:  # a whole-document lift keeps versions held on their own
+                still = {r for t, r in _held_ids(session, "document") if t == tenant_id}
+                versions = [
+                    int(r.partition("@")[2]) for r in still if r.startswith(f"{document_id}@")
+                ]
+                if versions:
+                    where.append(DocumentVersion.version.not_in(versions))
+            session.execute(update(DocumentVersion).where(*where).values(legal_hold=held))
+
+
+def _active_holds(
+    session: Session, tenant_id: str, record_type: str, record_id: str
+) -> list[LegalHoldRow]:
+    return list(
+        session.scalars(
+            select(LegalHoldRow).where(
+                LegalHoldRow.tenant_id == tenant_id,
+                LegalHoldRow.record_type == record_type,
+                LegalHoldRow.record_id == record_id,
+                LegalHoldRow.lifted_at.is_(None),
+            )
+        )
+    )
+
+
+def _held_ids(session: Session, record_type: str) -> set[tuple[str, str]]:
+    return {
+        (tenant, record)
+        for tenant, record in session.execute(
+            select(LegalHoldRow.tenant_id, LegalHoldRow.record_id).where(
+                LegalHoldRow.record_type == record_type, LegalHoldRow.lifted_at.is_(None)
+            )
+        )
+    }
+
+
+def _require_admin(principal: Principal) -> None:
+    require(principal, Permission.ADMINISTER, "only an admin may manage retention and legal holds")
+
+
+def _hold(row: LegalHoldRow) -> LegalHold:
+    return LegalHold(
+        id=row.id,
+        tenant_id=row.tenant_id,
+        record_type=row.record_type,
+        record_id=row.record_id,
+        reason=row.reason,
+        set_by=row.set_by,
+        set_at=as_utc(row.set_at),
+        lifted_by=row.lifted_by,
+        lifted_at=as_utc(row.lifted_at) if row.lifted_at else None,
+        lift_reason=row.lift_reason,
+    )

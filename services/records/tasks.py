@@ -1,0 +1,638 @@
+"""Task state service (task-state@1): restore, compare-and-set updates, lifecycle, retention."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import func, select, update
+from sqlalchemy.orm import Session
+
+from services.contracts.task_state import TaskState, TaskStatus, can_transition
+from services.core.clock import Clock, as_utc
+from services.core.errors import (
+    ConfirmedFieldConflict,
+    IllegalTransition,
+    InvalidInput,
+    NotFound,
+    StaleRevision,
+)
+from services.core.policy import Permission, require
+from services.core.principals import Principal
+from services.db.engine import Database
+from services.db.models import TaskCheckpoint, TaskEvent, TaskRow, Tenant
+from services.records import audit
+
+_UNSET: Any = object()
+
+
+class FieldConflict(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    field: str
+    confirmed: Any
+    proposed: Any
+    proposed_by: str
+    at: datetime
+    source: str | None = None
+
+
+class TaskRecord(BaseModel):
+    """A task as the console sees it: the contract state plus retention and open conflicts."""
+
+    model_config = ConfigDict(frozen=True)
+
+    state: TaskState
+    conflicts: list[FieldConflict] = Field(default_factory=list)
+    created_by: str
+    completed_at: datetime | None = None
+    expires_at: datetime | None = None
+    legal_hold: bool = False
+    legal_hold_reason: str | None = None
+
+
+class TaskEventRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    revision: int
+    kind: str
+    actor: str
+    run_id: str | None
+    at: datetime
+    detail: dict[str, Any]
+
+
+class CheckpointRecord(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    id: int
+    revision: int
+    stage: str
+    run_id: str | None
+    state: TaskState
+    relied_on: list[dict[str, Any]]
+    at: datetime
+
+
+class TaskPage(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    items: list[TaskRecord]
+    total: int
+    offset: int
+    limit: int
+
+
+class PurgeReport(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    dry_run: bool
+    removed: list[str]
+    kept_on_hold: list[str]
+
+
+class TaskService:
+    def __init__(self, *, db: Database, clock: Clock, default_retention_days: int = 90) -> None:
+        self._db = db
+        self._clock = clock
+        self._default_retention = default_retention_days
+
+    # ---- reads -------------------------------------------------------------------------
+    def get(self, principal: Principal, task_id: str) -> TaskRecord:
+        """Restore a task by the principal's tenant + task_id (never a tenant from input)."""
+        with self._db.read() as session:
+            return _record(self._row(session, principal, task_id))
+
+    def search(
+        self,
+        principal: Principal,
+        *,
+        statuses: list[str] | None = None,
+        search: str | None = None,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> TaskPage:
+        query = select(TaskRow).where(TaskRow.tenant_id == principal.tenant_id)
+        if statuses:
+            query = query.where(TaskRow.status.in_(statuses))
+        if search:
+            like = f"%{_escape_like(search)}%"
+            query = query.where(
+                TaskRow.task_id.ilike(like, escape="\\")
+                | TaskRow.next_step.ilike(like, escape="\\")
+            )
+        with self._db.read() as session:
+            total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
+            rows = session.scalars(
+                query.order_by(TaskRow.updated_at.desc(), TaskRow.task_id)
+                .limit(limit)
+                .offset(offset)
+            )
+            return TaskPage(
+                items=[_record(row) for row in rows], total=total, offset=offset, limit=limit
+            )
+
+    def status_counts(self, principal: Principal) -> dict[str, int]:
+        query = (
+            select(TaskRow.status, func.count())
+            .where(TaskRow.tenant_id == principal.tenant_id)
+            .group_by(TaskRow.status)
+        )
+        with self._db.read() as session:
+            return {status: count for status, count in session.execute(query)}
+
+    def events(self, principal: Principal, task_id: str) -> list[TaskEventRecord]:
+        with self._db.read() as session:
+            self._row(session, principal, task_id)
+            rows = session.scalars(
+                select(TaskEvent)
+                .where(TaskEvent.tenant_id == principal.tenant_id, TaskEvent.task_id == task_id)
+                .order_by(TaskEvent.id)
+            )
+            return [
+                TaskEventRecord(
+                    id=row.id,
+                    revision=row.revision,
+                    kind=row.kind,
+                    actor=row.actor,
+                    run_id=row.run_id,
+                    at=as_utc(row.at),
+                    detail=row.detail,
+                )
+                for row in rows
+            ]
+
+    def checkpoints(self, principal: Principal, task_id: str) -> list[CheckpointRecord]:
+        with self._db.read() as session:
+            self._row(session, principal, task_id)
+            rows = session.scalars(
+                select(TaskCheckpoint)
+                .where(
+                    TaskCheckpoint.tenant_id == principal.tenant_id,
+                    TaskCheckpoint.task_id == task_id,
+                )
+                .order_by(TaskCheckpoint.id)
+            )
+            return [
+                CheckpointRecord(
+                    id=row.id,
+                    revision=row.revision,
+                    stage=row.stage,
+                    run_id=row.run_id,
+                    state=TaskState.model_validate(row.state),
+                    relied_on=row.relied_on,
+                    at=as_utc(row.at),
+                )
+                for row in rows
+            ]
+
+    # ---- writes ------------------------------------------------------------------------
+    def create(
+        self,
+        principal: Principal,
+        *,
+        task_id: str,
+        confirmed: dict[str, Any] | None = None,
+        pending: list[str] | None = None,
+        next_step: str | None = None,
+        evidence_ids: list[str] | None = None,
+        status: TaskStatus = TaskStatus.created,
+    ) -> TaskRecord:
+        _require_writer(principal)
+        if not task_id.strip():
+            raise InvalidInput("task_id must not be empty")
+        with self._db.write() as session:
+            row = self.insert_row(
+                session,
+                tenant_id=principal.tenant_id,
+                actor=principal.user_id,
+                state=TaskState(
+                    tenant_id=principal.tenant_id,
+                    task_id=task_id,
+                    revision=1,
+                    status=status,
+                    confirmed=confirmed or {},
+                    pending=pending or [],
+                    next_step=next_step,
+                    evidence_ids=evidence_ids or [],
+                ),
+            )
+            return _record(row)
+
+    def insert_row(
+        self, session: Session, *, tenant_id: str, actor: str, state: TaskState
+    ) -> TaskRow:
+        """Insert a task inside the caller's unit of work (also used by the corpus import)."""
+        if session.get(TaskRow, (tenant_id, state.task_id)) is not None:
+            raise InvalidInput(f"task {state.task_id} already exists")
+        now = self._clock.now()
+        row = TaskRow(
+            tenant_id=tenant_id,
+            task_id=state.task_id,
+            revision=state.revision,
+            status=state.status.value,
+            confirmed=dict(state.confirmed),
+            pending=list(state.pending),
+            next_step=state.next_step,
+            evidence_ids=list(state.evidence_ids),
+            conflicts=[],
+            created_by=actor,
+            created_at=state.created_at or now,
+            updated_at=state.updated_at or now,
+        )
+        session.add(row)
+        session.flush()
+        self._log(session, row, actor=actor, kind="created", detail={}, stage="created")
+        return row
+
+    def update(
+        self,
+        principal: Principal,
+        task_id: str,
+        *,
+        expected_revision: int,
+        status: TaskStatus | None = None,
+        confirm: dict[str, Any] | None = None,
+        pending: list[str] | None = None,
+        next_step: str | None = _UNSET,
+        add_evidence_ids: list[str] | None = None,
+        run_id: str | None = None,
+        relied_on: list[dict[str, Any]] | None = None,
+        note: str | None = None,
+        event: str | None = None,
+        event_detail: dict[str, Any] | None = None,
+    ) -> TaskRecord:
+        """Compare-and-set: applies only if the task is still at `expected_revision`.
+
+        `event` names the timeline/audit entry of a person's decision (default: transition or
+        updated); `event_detail` is stored with it.
+
+        A value for an already confirmed field that differs from it is never applied: the
+        update is refused with ConfirmedFieldConflict and the conflict is kept on the task for
+        a person to settle.
+        """
+        _require_writer(principal)
+        conflicts: list[FieldConflict] = []
+        with self._db.write() as session:
+            row = self._row(session, principal, task_id)
+            if row.revision != expected_revision:
+                raise StaleRevision(
+                    task_id=task_id, expected=expected_revision, current=row.revision
+                )
+            current = TaskStatus(row.status)
+            if status is not None and not can_transition(current, status):
+                raise IllegalTransition(subject=f"task {task_id}", source=current, target=status)
+            now = self._clock.now()
+            for field, value in (confirm or {}).items():
+                if field in row.confirmed and row.confirmed[field] != value:
+                    conflicts.append(
+                        FieldConflict(
+                            field=field,
+                            confirmed=row.confirmed[field],
+                            proposed=value,
+                            proposed_by=principal.user_id,
+                            at=now,
+                            source=run_id,
+                        )
+                    )
+            if conflicts:
+                values = {
+                    "conflicts": [*row.conflicts, *(c.model_dump(mode="json") for c in conflicts)]
+                }
+                self._cas(session, row, expected_revision, values)
+                self._log(
+                    session,
+                    row,
+                    actor=principal.user_id,
+                    kind="conflict",
+                    detail={"conflicts": [c.model_dump(mode="json") for c in conflicts]},
+                    run_id=run_id,
+                    stage="conflict",
+                )
+            else:
+                values = self._changes(
+                    row,
+                    status=status,
+                    confirm=confirm,
+                    pending=pending,
+                    next_step=next_step,
+                    add_evidence_ids=add_evidence_ids,
+                    now=now,
+                    tenant_retention=self._retention_days(session, row.tenant_id),
+                )
+                before = _state(row)
+                self._cas(session, row, expected_revision, values)
+                self._log(
+                    session,
+                    row,
+                    actor=principal.user_id,
+                    kind=event or ("transition" if status and status != current else "updated"),
+                    detail={
+                        **(event_detail or {}),
+                        "before": before.model_dump(mode="json", exclude={"tenant_id"}),
+                        "note": note,
+                    },
+                    run_id=run_id,
+                    stage=row.status,
+                    relied_on=relied_on,
+                    audit_detail=event_detail,
+                )
+                return _record(row)
+        first = conflicts[0]
+        raise ConfirmedFieldConflict(
+            task_id=task_id, field=first.field, confirmed=first.confirmed, proposed=first.proposed
+        )
+
+    def resolve_conflict(
+        self,
+        principal: Principal,
+        task_id: str,
+        *,
+        expected_revision: int,
+        field: str,
+        keep_confirmed: bool,
+        reason: str,
+    ) -> TaskRecord:
+        """A person settles a conflict on a confirmed field, with a reason that is audited."""
+        require(
+            principal,
+            Permission.SETTLE_CONFLICTS,
+            "only sales or admin may settle a confirmed-field conflict",
+        )
+        if not reason.strip():
+            raise InvalidInput("a reason is required to settle a conflict")
+        with self._db.write() as session:
+            row = self._row(session, principal, task_id)
+            if row.revision != expected_revision:
+                raise StaleRevision(
+                    task_id=task_id, expected=expected_revision, current=row.revision
+                )
+            open_ = [c for c in row.conflicts if c["field"] == field]
+            if not open_:
+                raise NotFound("conflict", f"{task_id}.{field}")
+            chosen = row.confirmed.get(field) if keep_confirmed else open_[-1]["proposed"]
+            values = {
+                "confirmed": {**row.confirmed, field: chosen},
+                "conflicts": [c for c in row.conflicts if c["field"] != field],
+                "updated_at": self._clock.now(),
+            }
+            self._cas(session, row, expected_revision, values)
+            self._log(
+                session,
+                row,
+                actor=principal.user_id,
+                kind="conflict_resolved",
+                detail={
+                    "field": field,
+                    "value": chosen,
+                    "keep_confirmed": keep_confirmed,
+                    "reason": reason,
+                },
+                stage="conflict_resolved",
+                audit_detail={"field": field, "keep_confirmed": keep_confirmed, "reason": reason},
+            )
+            return _record(row)
+
+    def set_legal_hold(
+        self, principal: Principal, task_id: str, *, hold: bool, reason: str
+    ) -> TaskRecord:
+        require(principal, Permission.ADMINISTER, "only an admin may set or lift a legal hold")
+        if not reason.strip():
+            raise InvalidInput("a reason is required for a legal hold change")
+        with self._db.write() as session:
+            row = self._row(session, principal, task_id)
+            row.legal_hold = hold
+            row.legal_hold_reason = reason if hold else None
+            audit.record(
+                session,
+                clock=self._clock,
+                tenant_id=row.tenant_id,
+                actor=principal.user_id,
+                action="legal_hold.set" if hold else "legal_hold.lifted",
+                subject_type="task",
+                subject_id=task_id,
+                detail={"reason": reason},
+            )
+            return _record(row)
+
+    def purge_expired(
+        self,
+        *,
+        actor: str,
+        now: datetime | None = None,
+        dry_run: bool = False,
+        tenant_id: str | None = None,
+    ) -> PurgeReport:
+        """Remove completed tasks past their expiry. Incomplete or held tasks are never touched;
+        the audit log keeps its entries (it is append-only)."""
+        now = now or self._clock.now()
+        query = select(TaskRow).where(
+            TaskRow.status == TaskStatus.completed.value,
+            TaskRow.expires_at.is_not(None),
+            TaskRow.expires_at <= now,
+        )
+        if tenant_id:
+            query = query.where(TaskRow.tenant_id == tenant_id)
+        removed: list[str] = []
+        held: list[str] = []
+        with self._db.write() as session:
+            for row in session.scalars(query):
+                key = f"{row.tenant_id}/{row.task_id}"
+                if row.legal_hold:
+                    held.append(key)
+                    continue
+                removed.append(key)
+                if dry_run:
+                    continue
+                audit.record(
+                    session,
+                    clock=self._clock,
+                    tenant_id=row.tenant_id,
+                    actor=actor,
+                    action="task.purged",
+                    subject_type="task",
+                    subject_id=row.task_id,
+                    before_ref=f"{row.task_id}@r{row.revision}",
+                    detail={
+                        "expired_at": as_utc(row.expires_at).isoformat() if row.expires_at else None
+                    },
+                )
+                session.delete(row)
+        return PurgeReport(dry_run=dry_run, removed=removed, kept_on_hold=held)
+
+    def reschedule_expiry(self, session: Session, *, tenant_id: str) -> int:
+        """Re-derive expires_at of the tenant's completed tasks from its current retention
+        period. Whoever changes the policy calls this in the same unit of work, so a shorter
+        period also applies to tasks completed before the change. Returns how many moved."""
+        days = self._retention_days(session, tenant_id)
+        moved = 0
+        completed = session.scalars(
+            select(TaskRow).where(
+                TaskRow.tenant_id == tenant_id,
+                TaskRow.status == TaskStatus.completed.value,
+                TaskRow.completed_at.is_not(None),
+            )
+        )
+        for row in completed:
+            if row.completed_at is None:
+                continue
+            expires = as_utc(row.completed_at) + timedelta(days=days)
+            if row.expires_at is None or as_utc(row.expires_at) != expires:
+                row.expires_at = expires
+                moved += 1
+        return moved
+
+    # ---- internals ---------------------------------------------------------------------
+    @staticmethod
+    def _row(session: Session, principal: Principal, task_id: str) -> TaskRow:
+        row = session.get(TaskRow, (principal.tenant_id, task_id), populate_existing=True)
+        if row is None:
+            raise NotFound("task", task_id)
+        return row
+
+    def _retention_days(self, session: Session, tenant_id: str) -> int:
+        tenant = session.get(Tenant, tenant_id)
+        if tenant is not None and tenant.completed_task_retention_days is not None:
+            return tenant.completed_task_retention_days
+        return self._default_retention
+
+    @staticmethod
+    def _changes(
+        row: TaskRow,
+        *,
+        status: TaskStatus | None,
+        confirm: dict[str, Any] | None,
+        pending: list[str] | None,
+        next_step: str | None,
+        add_evidence_ids: list[str] | None,
+        now: datetime,
+        tenant_retention: int,
+    ) -> dict[str, Any]:
+        values: dict[str, Any] = {"updated_at": now}
+        if status is not None:
+            values["status"] = status.value
+            # Only the move into `completed` starts the retention clock; repeating the same
+            # status must not push the expiry further out.
+            if status == TaskStatus.completed and row.status != TaskStatus.completed.value:
+                values["completed_at"] = now
+                values["expires_at"] = now + timedelta(days=tenant_retention)
+        if confirm:
+            values["confirmed"] = {**row.confirmed, **confirm}
+        if pending is not None:
+            values["pending"] = list(dict.fromkeys(pending))
+        if next_step is not _UNSET:
+            values["next_step"] = next_step
+        if add_evidence_ids:
+            values["evidence_ids"] = list(dict.fromkeys([*row.evidence_ids, *add_evidence_ids]))
+        return values
+
+    @staticmethod
+    def _cas(session: Session, row: TaskRow, expected: int, values: dict[str, Any]) -> None:
+        # One statement: the WHERE on revision is what makes a concurrent writer lose.
+        result = session.execute(
+            update(TaskRow)
+            .where(
+                TaskRow.tenant_id == row.tenant_id,
+                TaskRow.task_id == row.task_id,
+                TaskRow.revision == expected,
+            )
+            .values(revision=TaskRow.revision + 1, **values)
+            .execution_options(synchronize_session=False)
+        )
+        if result.rowcount != 1:  # type: ignore[attr-defined]
+            current = session.scalar(
+                select(TaskRow.revision).where(
+                    TaskRow.tenant_id == row.tenant_id, TaskRow.task_id == row.task_id
+                )
+            )
+            raise StaleRevision(task_id=row.task_id, expected=expected, current=current or 0)
+        session.refresh(row)
+
+    def _log(
+        self,
+        session: Session,
+        row: TaskRow,
+        *,
+        actor: str,
+        kind: str,
+        detail: dict[str, Any],
+        stage: str,
+        run_id: str | None = None,
+        relied_on: list[dict[str, Any]] | None = None,
+        audit_detail: dict[str, Any] | None = None,
+    ) -> None:
+        now = self._clock.now()
+        state = _state(row)
+        session.add(
+            TaskEvent(
+                tenant_id=row.tenant_id,
+                task_id=row.task_id,
+                revision=row.revision,
+                kind=kind,
+                actor=actor,
+                run_id=run_id,
+                at=now,
+                detail=detail,
+            )
+        )
+        session.add(
+            TaskCheckpoint(
+                tenant_id=row.tenant_id,
+                task_id=row.task_id,
+                revision=row.revision,
+                stage=stage,
+                run_id=run_id,
+                state=state.model_dump(mode="json"),
+                relied_on=relied_on or [],
+                at=now,
+            )
+        )
+        audit.record(
+            session,
+            clock=self._clock,
+            tenant_id=row.tenant_id,
+            actor=actor,
+            action=f"task.{kind}",
+            subject_type="task",
+            subject_id=row.task_id,
+            before_ref=f"{row.task_id}@r{row.revision - 1}" if row.revision > 1 else None,
+            after_ref=f"{row.task_id}@r{row.revision}",
+            detail={**(audit_detail or {}), "status": row.status, "run_id": run_id},
+        )
+
+
+def _require_writer(principal: Principal) -> None:
+    require(principal, Permission.WORK_TASKS, f"{principal.user_id} may not change tasks")
+
+
+def _escape_like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _state(row: TaskRow) -> TaskState:
+    return TaskState(
+        tenant_id=row.tenant_id,
+        task_id=row.task_id,
+        revision=row.revision,
+        status=TaskStatus(row.status),
+        confirmed=row.confirmed,
+        pending=row.pending,
+        next_step=row.next_step,
+        evidence_ids=row.evidence_ids,
+        created_at=as_utc(row.created_at),
+        updated_at=as_utc(row.updated_at),
+    )
+
+
+def _record(row: TaskRow) -> TaskRecord:
+    return TaskRecord(
+        state=_state(row),
+        conflicts=[FieldConflict.model_validate(c) for c in row.conflicts],
+        created_by=row.created_by,
+        completed_at=as_utc(row.completed_at) if row.completed_at else None,
+        expires_at=as_utc(row.expires_at) if row.expires_at else None,
+        legal_hold=row.legal_hold,
+        legal_hold_reason=row.legal_hold_reason,
+    )

@@ -1,1 +1,0 @@
-"""UI-free view shaping for the console: pydantic models the pages only have to draw."""
