@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 from services.agents.resume import Resumer
@@ -27,6 +28,7 @@ from services.records.directory import Directory
 from services.records.importer import CorpusImporter, ImportReport, read_corpus_file
 from services.records.knowledge import KnowledgeStore
 from services.records.retention import RetentionService
+from services.records.sessions import SessionStore, load_or_create_secret
 from services.records.tasks import TaskService
 from services.retrieval.embedders import Embedder
 from services.retrieval.index import IndexManager
@@ -60,6 +62,7 @@ class Services:
     citations: CitationChecker = field(repr=False)
     retention: RetentionService = field(repr=False)
     accounts: Accounts = field(repr=False)
+    sessions: SessionStore = field(repr=False)
     desk: Desk = field(repr=False)
     memories: MemoryBank = field(repr=False)
 
@@ -152,6 +155,13 @@ def build(
         citations=citations,
         retention=retention,
         accounts=Accounts(db=db, clock=clock),
+        sessions=SessionStore(
+            db=db,
+            clock=clock,
+            secret=lambda: _session_secret(settings),
+            idle_timeout=timedelta(minutes=settings.session_idle_minutes),
+            lifetime=timedelta(hours=settings.session_lifetime_hours),
+        ),
         desk=Desk(
             tasks=tasks,
             runs=agents.runs,
@@ -163,6 +173,12 @@ def build(
         ),
         memories=memories,
     )
+
+
+def _session_secret(settings: Settings) -> bytes:
+    if settings.session_secret is not None:
+        return settings.session_secret.get_secret_value().encode("utf-8")
+    return load_or_create_secret(settings.session_secret_path)
 
 
 def initialise(services: Services) -> None:

@@ -33,6 +33,18 @@ class Settings(BaseSettings):
     )
     gemini_max_output_tokens: int = 2048
     auth_mode: Literal["local", "oidc"] = "local"
+    # Console sessions of local accounts (services/records/sessions.py).
+    session_secret: SecretStr | None = Field(
+        default=None,
+        description="Signs session cookies; default: a random key in MEMDESK_HOME/session.key. "
+        "Consoles sharing one database must share it.",
+    )
+    session_idle_minutes: int = Field(
+        default=120, ge=1, description="A session unused this long must log in again."
+    )
+    session_lifetime_hours: int = Field(
+        default=12, ge=1, description="A session ends this long after login, used or not."
+    )
     sqlite_busy_timeout_ms: int = 15_000
     max_body_chars: int = Field(default=1_000_000, description="Largest document body accepted.")
     completed_task_retention_days: int = Field(
@@ -79,6 +91,10 @@ class Settings(BaseSettings):
         if self.database_url:
             return self.database_url
         return f"sqlite:///{self.resolved_home / 'memdesk.db'}"
+
+    @property
+    def session_secret_path(self) -> Path:
+        return self.resolved_home / "session.key"
 
     @property
     def chroma_path(self) -> Path:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 
@@ -26,6 +27,14 @@ class NotAuthorized(MemdeskError):
     """The principal exists and may see the record but may not perform this action."""
 
     bad_input = True
+
+
+class AccountLocked(NotAuthorized):
+    """Too many wrong passwords: the account refuses logins until `until` (UTC)."""
+
+    def __init__(self, until: datetime) -> None:
+        super().__init__(f"account locked until {until:%Y-%m-%d %H:%M} UTC")
+        self.until = until
 
 
 class InvalidInput(MemdeskError):

@@ -83,6 +83,24 @@ class LocalCredential(Base):
     last_login_at: Mapped[datetime | None] = mapped_column(default=None)
 
 
+class ConsoleSession(Base):
+    """A local-account console session. The browser's cookie holds the session's random id and
+    its signature; only the id's SHA-256 is stored, so a copy of this table opens no session."""
+
+    __tablename__ = "console_sessions"
+
+    id_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[str] = mapped_column(
+        ForeignKey("users.user_id", ondelete="CASCADE"), index=True
+    )
+    tenant_id: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[datetime]
+    last_seen_at: Mapped[datetime]
+    expires_at: Mapped[datetime]
+    revoked_at: Mapped[datetime | None] = mapped_column(default=None)
+    revoked_reason: Mapped[str | None] = mapped_column(String(64), default=None)
+
+
 class TaskRow(Base):
     __tablename__ = "task_states"
     # The inbox pages one tenant's tasks by last activity (10,000+ tasks per tenant).

@@ -11,12 +11,13 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from services.core.clock import Clock, as_utc
-from services.core.errors import InvalidInput, NotAuthorized, NotFound
+from services.core.errors import AccountLocked, InvalidInput, NotAuthorized, NotFound
 from services.core.policy import ROLES
 from services.core.principals import Principal
 from services.db.engine import Database
 from services.db.models import LocalCredential, Tenant, User
 from services.records import audit
+from services.records.sessions import revoke_user_sessions
 
 # Documented in README; `memdesk seed-demo` gives it to demo users that have no password yet.
 DEMO_PASSWORD = "memdesk-demo"
@@ -52,11 +53,14 @@ class Accounts:
         with self._db.write() as session:
             principal = self._check(session, user_id.strip(), password)
         # Raised after the unit of work commits, so a failed attempt is counted.
+        if isinstance(principal, datetime):
+            raise AccountLocked(principal)
         if principal is None:
             raise NotAuthorized(LOGIN_FAILED)
         return principal
 
-    def _check(self, session: Session, user_id: str, password: str) -> Principal | None:
+    def _check(self, session: Session, user_id: str, password: str) -> Principal | datetime | None:
+        """The principal, the end of a lockout (the password is not even tried), or None."""
         now = self._clock.now()
         user = session.get(User, user_id)
         credential = session.get(LocalCredential, user_id) if user else None
@@ -64,7 +68,7 @@ class Accounts:
             self._hasher.hash(password or "-")  # a missing user takes as long as a wrong password
             return None
         if credential.locked_until is not None and as_utc(credential.locked_until) > now:
-            return None
+            return as_utc(credential.locked_until)
         try:
             self._hasher.verify(credential.password_hash, password)
         except (VerificationError, InvalidHashError):
@@ -73,6 +77,7 @@ class Accounts:
                 credential.locked_until = now + LOCKOUT
                 credential.failed_attempts = 0
                 self._audit(session, user, "account.locked", {"until": str(now + LOCKOUT)})
+                return credential.locked_until
             return None
         credential.failed_attempts = 0
         credential.locked_until = None
@@ -116,6 +121,15 @@ class Accounts:
                 action="account.password_set",
                 subject_type="user",
                 subject_id=user.user_id,
+            )
+            # Whoever held the old password is logged out everywhere, in the same transaction.
+            revoke_user_sessions(
+                session,
+                clock=self._clock,
+                user_id=user.user_id,
+                reason="password reset",
+                actor=actor,
+                tenant_id=user.tenant_id,
             )
             return _account(user, session.get(LocalCredential, user.user_id))
 

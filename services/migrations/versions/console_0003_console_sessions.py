@@ -1,0 +1,44 @@
+"""console: signed, expiring, server-revocable sessions for local accounts
+
+Revision ID: console_0003
+Revises: console_0002
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "console_0003"
+down_revision = "console_0002"
+branch_labels = None
+depends_on = None
+
+
+def upgrade() -> None:
+    op.create_table(
+        "console_sessions",
+        sa.Column("id_hash", sa.String(length=64), nullable=False),
+        sa.Column("user_id", sa.String(length=128), nullable=False),
+        sa.Column("tenant_id", sa.String(length=64), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("last_seen_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("expires_at", sa.DateTime(timezone=True), nullable=False),
+        sa.Column("revoked_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("revoked_reason", sa.String(length=64), nullable=True),
+        sa.ForeignKeyConstraint(
+            ["user_id"],
+            ["users.user_id"],
+            name=op.f("fk_console_sessions_user_id_users"),
+            ondelete="CASCADE",
+        ),
+        sa.PrimaryKeyConstraint("id_hash", name=op.f("pk_console_sessions")),
+    )
+    op.create_index(
+        op.f("ix_console_sessions_user_id"), "console_sessions", ["user_id"], unique=False
+    )
+
+
+def downgrade() -> None:
+    op.drop_index(op.f("ix_console_sessions_user_id"), table_name="console_sessions")
+    op.drop_table("console_sessions")
