@@ -1,20 +1,32 @@
-"""memdesk console: settings, login, and the pages the logged-in principal's roles may open."""
+"""memdesk console: settings, login, and the pages the logged-in principal's roles may open.
+
+Every page has a URL that names its object (`/task?id=Q42`, `/evidence?cite=...`). Opened
+logged out, that URL shows the login form and, once logged in, the page it names.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import streamlit as st
 
-from app_pages import _registry, _session
+from app_pages import _login, _registry, _session
 
-st.set_page_config(page_title="memdesk", page_icon=":material/fact_check:", layout="wide")
+# A local file, served by this server: the console loads nothing from another origin.
+ICON = Path(__file__).parent / "app_pages" / "assets" / "memdesk-icon.png"
+st.set_page_config(page_title="memdesk", page_icon=str(ICON), layout="wide")
 
 principal = _session.principal()
 if principal is None:
     login = _registry.LOGIN
-    navigation = st.navigation(
-        [st.Page(login.path, title=login.title, icon=login.icon, url_path=login.name)],
-        position="hidden",
-    )
+    pages = [st.Page(login.path, title=login.title, icon=login.icon, url_path=login.name)]
+    # Every page's URL answers with the login form, so a shared link survives the login.
+    pages += [
+        st.Page(_login.show, title=login.title, url_path=entry.name) for entry in _registry.PAGES
+    ]
+    navigation = st.navigation(pages, position="hidden")
+    with st.sidebar:
+        _session.sync_cookie()
 else:
     home = _registry.home_for(principal)
     sections: dict[str, list[st.Page]] = {}
@@ -34,4 +46,5 @@ else:
         st.caption("角色 Roles: " + ", ".join(principal.roles))
         if st.button("登出 Log out", key="auth.logout", icon=":material/logout:"):
             _session.log_out()
+        _session.sync_cookie()
 navigation.run()

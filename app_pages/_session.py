@@ -2,11 +2,23 @@
 
 `st.session_state` holds ids and view choices only, under the keys of `Keys`. The principal is
 derived from the login identity and the database on every run, never kept in the session.
+
+Local accounts log in to a server-side session (services/records/sessions.py). Its signed token
+is kept in a same-origin cookie so a reload, a new tab or a typed URL stays logged in; the
+server reads it with `st.context.cookies` (the cookies of the page's own request). Streamlit's
+script talks to the browser over a websocket, which cannot set a cookie, so the cookie is
+written by a few lines of fixed JavaScript (`st.html(..., unsafe_allow_javascript=True)`)
+whose only variable is the token, checked against the token grammar first. The cookie is
+`SameSite=Strict`, `Secure` over HTTPS, and lives no longer than the session; logging out
+revokes the session on the server and removes the cookie. In OIDC mode `st.login`'s own cookie
+is the session.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import re
 from typing import Any
 
 import streamlit as st
@@ -16,13 +28,20 @@ from services import bootstrap
 from services.bootstrap import Services
 from services.core.errors import NotFound
 from services.core.principals import Principal
+from services.records.sessions import COOKIE_NAME
 from services.settings import Settings
+
+# The token grammar (services/records/sessions.py): nothing else is ever written into the script.
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{43}\.[A-Za-z0-9_-]{43}$")
 
 
 class Keys:
     """Every session_state key the console uses (ids and view choices only)."""
 
-    USER_ID = "auth.user_id"  # local login: the authenticated user id
+    SESSION = "auth.session"  # local login: the console session's token (services/sessions)
+    SESSION_EXPIRES = "auth.session_expires"  # its absolute end (epoch seconds), for the cookie
+    CLEAR_COOKIE = "auth.clear_cookie"  # logged out: remove the session cookie on this run
+    LOGIN_NOTICE = "auth.notice"  # why the login page is shown again (session ended)
     TASK_ID = "view.task_id"  # the task the task page shows
     EVIDENCE_ID = "view.evidence_id"  # the citation the evidence page shows
     EVIDENCE_RUN = "view.evidence_run_id"  # the run whose evidence pool recorded that citation
@@ -77,14 +96,67 @@ def principal() -> Principal | None:
             return directory.principal_for_email(email)
         except NotFound:
             return None
-    user_id = st.session_state.get(Keys.USER_ID)
-    if not isinstance(user_id, str):
+    token = st.session_state.get(Keys.SESSION)
+    if not isinstance(token, str):
+        token = st.context.cookies.get(COOKIE_NAME)
+    if not isinstance(token, str) or not token:
+        return None
+    active = services().sessions.resolve(token)
+    if active is None:  # revoked (logout, password reset), expired, idle or forged
+        if st.session_state.pop(Keys.SESSION, None) is not None:
+            remember(
+                Keys.LOGIN_NOTICE,
+                "工作階段已結束，請重新登入。Your session has ended; please log in again.",
+            )
+        remember(Keys.CLEAR_COOKIE, True)
         return None
     try:
-        return directory.principal(user_id)
+        current = directory.principal(active.user_id)
     except NotFound:  # deleted or deactivated since the login
-        del st.session_state[Keys.USER_ID]
+        st.session_state.pop(Keys.SESSION, None)
         return None
+    if current.tenant_id != active.tenant_id:
+        return None
+    remember(Keys.SESSION, token)
+    remember(Keys.SESSION_EXPIRES, int(active.expires_at.timestamp()))
+    return current
+
+
+def log_in(user: Principal) -> None:
+    """Open a server-side session for a principal who just proved who they are."""
+    issued = services().sessions.open(user)
+    remember(Keys.SESSION, issued.token)
+    remember(Keys.SESSION_EXPIRES, int(issued.expires_at.timestamp()))
+    st.session_state.pop(Keys.CLEAR_COOKIE, None)
+    st.session_state.pop(Keys.LOGIN_NOTICE, None)
+
+
+def _cookie_script(value: str, max_age: int) -> str:
+    # json.dumps quotes the value for JavaScript; the value is a checked token or empty.
+    cookie = json.dumps(f"{COOKIE_NAME}={value}; Path=/; Max-Age={max_age}; SameSite=Strict")
+    return (
+        "<script>document.cookie = "
+        f"{cookie} + (location.protocol === 'https:' ? '; Secure' : '');</script>"
+    )
+
+
+def sync_cookie() -> None:
+    """Keep the browser's session cookie in step with this session (local accounts only).
+
+    Written while logged in when the page's request did not carry this token yet; removed after
+    a logout or when the server no longer accepts it. Placed in the sidebar: it draws nothing."""
+    if settings().auth_mode == "oidc":
+        return
+    token = st.session_state.get(Keys.SESSION)
+    sent = st.context.cookies.get(COOKIE_NAME)
+    if isinstance(token, str) and _TOKEN.match(token):
+        if sent == token:
+            return
+        expires = int(st.session_state.get(Keys.SESSION_EXPIRES) or 0)
+        max_age = max(0, expires - int(services().clock.now().timestamp()))
+        st.html(_cookie_script(token, max_age), unsafe_allow_javascript=True, width="content")
+    elif st.session_state.get(Keys.CLEAR_COOKIE) or sent:
+        st.html(_cookie_script("", 0), unsafe_allow_javascript=True, width="content")
 
 
 def require_page(name: str) -> Principal:
@@ -100,11 +172,15 @@ def require_page(name: str) -> Principal:
 
 
 def log_out() -> None:
+    token = st.session_state.get(Keys.SESSION)
+    if isinstance(token, str):
+        services().sessions.revoke(token, reason="logout")
     for key in list(st.session_state.keys()):
         del st.session_state[key]
     if settings().auth_mode == "oidc":
         st.logout()
     else:
+        remember(Keys.CLEAR_COOKIE, True)
         st.rerun()
 
 

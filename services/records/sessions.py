@@ -172,22 +172,28 @@ class SessionStore:
         if session_id is None:
             return None
         now = self._clock.now()
-        with self._db.write() as session:
+        with self._db.read() as session:
             row = session.get(ConsoleSession, _id_hash(session_id))
             if row is None or row.revoked_at is not None:
                 return None
-            last_seen = as_utc(row.last_seen_at)
-            if now >= as_utc(row.expires_at) or now - last_seen >= self.idle_timeout:
-                return None
-            if now - last_seen >= TOUCH_EVERY:
-                row.last_seen_at = now
-                last_seen = now
-            return ActiveSession(
-                user_id=row.user_id,
-                tenant_id=row.tenant_id,
-                expires_at=as_utc(row.expires_at),
-                idle_until=min(as_utc(row.expires_at), last_seen + self.idle_timeout),
-            )
+            expires_at, last_seen = as_utc(row.expires_at), as_utc(row.last_seen_at)
+            user_id, tenant_id = row.user_id, row.tenant_id
+        if now >= expires_at or now - last_seen >= self.idle_timeout:
+            return None
+        if now - last_seen >= TOUCH_EVERY:  # a write only now and then, not on every rerun
+            with self._db.write() as session:
+                session.execute(
+                    update(ConsoleSession)
+                    .where(ConsoleSession.id_hash == _id_hash(session_id))
+                    .values(last_seen_at=now)
+                )
+            last_seen = now
+        return ActiveSession(
+            user_id=user_id,
+            tenant_id=tenant_id,
+            expires_at=expires_at,
+            idle_until=min(expires_at, last_seen + self.idle_timeout),
+        )
 
     def revoke(self, token: str, *, reason: str = "logout") -> bool:
         """Revoke the session a token names (logout). False if it was not live."""

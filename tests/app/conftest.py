@@ -76,11 +76,21 @@ def app() -> AppTest:
     return AppTest.from_file(APP, default_timeout=TIMEOUT)
 
 
+def session_token(user_id: str) -> str:
+    """A console session opened for `user_id`, as the login form opens one."""
+    services = _session.services()
+    return services.sessions.open(services.directory.principal(user_id)).token
+
+
+def as_user(at: AppTest, user_id: str) -> AppTest:
+    """`at` with `user_id` logged in (the token in session state, as after the login form)."""
+    at.session_state[_session.Keys.SESSION] = session_token(user_id)
+    return at
+
+
 def logged_in(user_id: str) -> AppTest:
     """The app for a session in which `user_id` has logged in (the form is tested apart)."""
-    at = app()
-    at.session_state[_session.Keys.USER_ID] = user_id
-    return at.run()
+    return as_user(app(), user_id).run()
 
 
 def texts(at: AppTest) -> str:

@@ -7,7 +7,7 @@ from datetime import date
 
 from app_pages import _session
 from services.records.knowledge import NewVersion
-from tests.app.conftest import app, texts
+from tests.app.conftest import app, as_user, texts
 
 ATTACK = (
     "交期說明 <img src=x onerror=alert(1)> [點我](javascript:alert(1)) "
@@ -17,7 +17,7 @@ ATTACK = (
 
 def evidence_page(user: str, evidence_id: str):
     at = app()
-    at.session_state[_session.Keys.USER_ID] = user
+    as_user(at, user)
     at.session_state[_session.Keys.EVIDENCE_ID] = evidence_id
     at.run()
     return at.switch_page("app_pages/evidence.py").run()

@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import _registry, _session
-from tests.app.conftest import TIMEOUT, app, logged_in, texts
+from tests.app.conftest import TIMEOUT, app, as_user, logged_in, texts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -55,8 +55,27 @@ def test_a_wrong_password_is_refused_without_saying_whether_the_user_exists(home
         at.text_input(key="login.user_id").input(user)
         at.text_input(key="login.password").input("wrong-password")
         at.button[0].click().run()
-        assert [e.value for e in at.error] == ["登入失敗 — wrong user id or password"]
+        assert [e.value for e in at.error] == [
+            "登入失敗：使用者或密碼錯誤。Wrong user id or password\\."
+        ]
         assert [t.value for t in at.title] == ["memdesk 審核台"]
+        # The form keeps the user id; the password box is empty again.
+        assert at.text_input(key="login.user_id").value == user
+        assert at.text_input(key="login.password").value == ""
+
+
+def test_a_locked_account_says_it_is_locked_and_until_when(home):
+    at = app().run()
+    for _ in range(5):
+        at.text_input(key="login.user_id").input("a.sales")
+        at.text_input(key="login.password").input("wrong-password")
+        at.button[0].click().run()
+    [error] = at.error
+    assert error.value.startswith("帳號已鎖定至 ") and "locked until" in error.value
+    at.text_input(key="login.password").input("memdesk-demo")  # even the right password
+    at.button[0].click().run()
+    assert "locked until" in at.error[0].value
+    assert [t.value for t in at.title] == ["memdesk 審核台"]
 
 
 def test_another_tenants_user_does_not_see_tenant_a_tasks(shared_home):
@@ -107,7 +126,7 @@ def test_task_and_evidence_pages_render_a_selection_for_every_role_that_has_them
 def test_a_page_run_directly_checks_the_role_itself(shared_home, user, page):
     # Hiding a page is not authorization: run the page file without app.py's navigation.
     at = AppTest.from_file(str(ROOT / "app_pages" / f"{page}.py"), default_timeout=TIMEOUT)
-    at.session_state[_session.Keys.USER_ID] = user
+    as_user(at, user)
     at.run()
     assert not at.exception
     assert [e.value for e in at.error] == [

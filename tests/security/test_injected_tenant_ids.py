@@ -14,6 +14,7 @@ from services.records.audit import AuditQuery
 from tests.app.conftest import (  # noqa: F401 - fixtures shared with the console's tests
     _component_scan_once,
     app,
+    as_user,
     shared_home,
     texts,
 )
@@ -90,7 +91,7 @@ def test_a_tenant_id_in_a_supplement_changes_nothing(world):
 @console
 def test_url_query_parameters_name_no_tenant_user_or_task():
     at = app()
-    at.session_state[_session.Keys.USER_ID] = "a.sales"
+    as_user(at, "a.sales")
     for key, value in {
         "tenant_id": "B",
         "tenant": "B",
@@ -131,7 +132,7 @@ def test_url_query_parameters_do_not_log_anyone_in():
 @console
 def test_another_tenants_ids_in_session_state_show_nothing_of_it(user, key, value, page):
     at = app()
-    at.session_state[_session.Keys.USER_ID] = user
+    as_user(at, user)
     at.session_state[key] = value
     at.session_state["tenant_id"] = "B"  # a stray key nothing reads
     at.run()
@@ -147,7 +148,7 @@ def test_another_tenants_ids_in_session_state_show_nothing_of_it(user, key, valu
 @console
 def test_the_inbox_search_box_with_another_tenants_task_id_lists_nothing():
     at = app()
-    at.session_state[_session.Keys.USER_ID] = "a.sales"
+    as_user(at, "a.sales")
     at.run()
     at.text_input(key="inbox.search").input("B-Q7").run()
     assert not at.exception
