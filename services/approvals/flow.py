@@ -2,8 +2,10 @@
 
 A ready draft becomes one approval item for `sales` plus one item per engineering confirmation
 for `engineer`, all keyed tenant + task + decision_version (+ item). Nothing here approves: only
-a person's `decide` does, and when every item of the current decision is decided the task moves
-on (all approved → completed, any rejected → waiting_input with the reasons). Each step is
+a person's `decide` does. Decisions come in order: the draft can be approved only once every
+engineering item of its decision is approved (the draft rests on them). When every item is
+approved the task completes; the first rejection sends the task back to waiting_input with the
+reason and withdraws the items still pending, which nobody needs to decide any more. Each step is
 idempotent, so a crash between writing a decision and moving the task is recovered by `settle`
 without a second approval. No path here sends mail, places an order or writes an SOP.
 """
@@ -16,10 +18,17 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 
 from services.approvals.engineering import EngineeringItem
+from services.approvals.handover import EngineeringHandover, EngineeringResult, approval_id_in
 from services.approvals.store import APPROVED, PENDING, REJECTED, ApprovalService, ApprovalView
 from services.contracts.decision import MemoryDecision
 from services.contracts.task_state import TaskState, TaskStatus
-from services.core.errors import InvalidInput, MemdeskError, NotFound, StaleRevision
+from services.core.errors import (
+    InvalidInput,
+    MemdeskError,
+    NotAuthorized,
+    NotFound,
+    StaleRevision,
+)
 from services.core.policy import DRAFT_DECIDER, ENGINEERING_DECIDER
 from services.core.principals import Principal
 from services.db.engine import Database
@@ -140,10 +149,37 @@ class ApprovalFlow:
             and item.task_id in awaiting
         ]
 
+    def waiting_for(self, principal: Principal, approval_id: int) -> list[ApprovalView]:
+        """The engineering items a draft item still waits for (none for engineering items)."""
+        item = self._approvals.get(principal, approval_id)
+        if item.kind != "draft":
+            return []
+        return [
+            other
+            for other in self._approvals.search(principal, task_id=item.task_id, limit=1000)
+            if other.decision_version == item.decision_version
+            and other.kind != "draft"
+            and other.status != APPROVED
+        ]
+
     def decide(
-        self, principal: Principal, approval_id: int, *, approve: bool, comment: str = ""
+        self,
+        principal: Principal,
+        approval_id: int,
+        *,
+        approve: bool,
+        comment: str = "",
+        result: EngineeringResult | None = None,
     ) -> ApprovalOutcome:
         item = self._approvals.get(principal, approval_id)
+        if not principal.has_role(item.required_role):
+            raise NotAuthorized(
+                f"approval {approval_id} needs the role {item.required_role!r} to decide"
+            )
+        if result is not None and item.kind != "engineering":
+            raise InvalidInput(f"approval {approval_id} is a {item.kind} item: no result to record")
+        if result is not None and not approve:
+            raise InvalidInput("a result is recorded with an approval, not with a rejection")
         repeat = item.status == (APPROVED if approve else REJECTED)
         if not repeat:
             latest = max(v.decision_version for v in self.current(principal, item.task_id))
@@ -158,8 +194,20 @@ class ApprovalFlow:
                     f"task {item.task_id} is {state.status.value}, not awaiting approval"
                 )
             if approve:
+                waiting = self.waiting_for(principal, approval_id)
+                if waiting:
+                    raise InvalidInput(
+                        f"draft v{item.decision_version} of {item.task_id} waits for engineering: "
+                        + ", ".join(f"{w.item_key} ({w.status})" for w in waiting)
+                    )
                 self._check_citations(principal, item)
-        decided = self._approvals.decide(principal, approval_id, approve=approve, comment=comment)
+        decided = self._approvals.decide(
+            principal,
+            approval_id,
+            approve=approve,
+            comment=comment,
+            result=result.model_dump(mode="json") if result is not None else None,
+        )
         record = self.settle(principal, item.task_id)
         return ApprovalOutcome(approval=decided, state=record.state)
 
@@ -173,6 +221,15 @@ class ApprovalFlow:
         for citation in citations:
             evidence_id = citation.get("evidence_id")
             if not evidence_id:
+                continue
+            if approval_id_in(str(evidence_id)) is not None:
+                # An engineering result: it must still be the approved record it quoted.
+                handover = EngineeringHandover(approvals=self._approvals)
+                if handover.resolve(principal, str(evidence_id)) is None:
+                    raise InvalidInput(
+                        f"approval {item.id} cites {evidence_id}, which is no longer an "
+                        "approved engineering result; resume the task for a new draft"
+                    )
                 continue
             try:
                 current = self._retriever.resolve(principal, str(evidence_id))
@@ -195,15 +252,21 @@ class ApprovalFlow:
             if record.state.status != TaskStatus.awaiting_approval:
                 return record
             items = self.current(principal, task_id)
-            if not items or any(item.status == PENDING for item in items):
-                return record
             rejected = [item for item in items if item.status == REJECTED]
+            if not items or (not rejected and any(item.status == PENDING for item in items)):
+                return record
             state = record.state
             try:
                 if rejected:
                     reasons = "; ".join(
                         f"{item.item_key} rejected by {item.decided_by}: {item.comment}"
                         for item in rejected
+                    )
+                    # Nobody needs to decide the rest of a decision that goes back anyway.
+                    self._approvals.withdraw(
+                        principal,
+                        [item.id for item in items if item.status == PENDING],
+                        reason=f"withdrawn: {reasons}"[:500],
                     )
                     return self._tasks.update(
                         principal,
@@ -240,7 +303,8 @@ class ApprovalFlow:
         for tenant_id, task_id in waiting:
             scanner = Principal(user_id="system:recovery", tenant_id=tenant_id, roles=("admin",))
             items = self.current(scanner, task_id)
-            if not items or any(item.status == PENDING for item in items):
+            rejected = any(item.status == REJECTED for item in items)
+            if not items or (not rejected and any(item.status == PENDING for item in items)):
                 continue
             decider = _last_decider(items)
             try:

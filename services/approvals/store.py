@@ -28,6 +28,9 @@ from services.records import audit
 from services.records.redaction import hidden_refs, redact, refs_in
 
 PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
+# Closed without a decision: another item of the same decision was rejected, so the task went
+# back for revision and this item will never be decided (a new draft brings new items).
+WITHDRAWN = "withdrawn"
 
 
 class ApprovalView(BaseModel):
@@ -49,6 +52,7 @@ class ApprovalView(BaseModel):
     decided_by: str | None
     decided_at: datetime | None
     comment: str | None
+    result: dict[str, Any] | None = None  # an engineer's structured result, when given
 
 
 def payload_hash(*, kind: str, required_role: str, payload: dict[str, Any]) -> str:
@@ -135,10 +139,16 @@ class ApprovalService:
                 return _same_or_conflict(existing, wanted)
 
     def decide(
-        self, principal: Principal, approval_id: int, *, approve: bool, comment: str = ""
+        self,
+        principal: Principal,
+        approval_id: int,
+        *,
+        approve: bool,
+        comment: str = "",
+        result: dict[str, Any] | None = None,
     ) -> ApprovalView:
-        """Record a person's decision: who, when and why. Repeating the same decision is a
-        no-op; changing a decision once made is refused."""
+        """Record a person's decision: who, when, why and (engineering) what was confirmed.
+        Repeating the same decision is a no-op; changing a decision once made is refused."""
         target = APPROVED if approve else REJECTED
         if not approve and not comment.strip():
             raise InvalidInput("a comment is required to reject")
@@ -159,6 +169,7 @@ class ApprovalService:
             row.decided_by = principal.user_id
             row.decided_at = self._clock.now()
             row.comment = comment.strip() or None
+            row.result = result or None
             audit.record(
                 session,
                 clock=self._clock,
@@ -169,9 +180,38 @@ class ApprovalService:
                 subject_id=_subject(row),
                 before_ref=PENDING,
                 after_ref=target,
-                detail={"comment": row.comment, "approval_id": row.id},
+                detail={"comment": row.comment, "approval_id": row.id, "result": row.result},
             )
             return _shown(session, principal, [_view(row)])[0]
+
+    def withdraw(
+        self, principal: Principal, approval_ids: list[int], *, reason: str
+    ) -> list[ApprovalView]:
+        """Close pending items that will never be decided (another item of their decision was
+        rejected). Items already decided are left as they are."""
+        closed = []
+        with self._db.write() as session:
+            for approval_id in approval_ids:
+                row = self._row(session, principal, approval_id, lock=True)
+                if row.status != PENDING:
+                    continue
+                row.status = WITHDRAWN
+                row.decided_at = self._clock.now()
+                row.comment = reason
+                audit.record(
+                    session,
+                    clock=self._clock,
+                    tenant_id=row.tenant_id,
+                    actor=principal.user_id,
+                    action="approval.withdrawn",
+                    subject_type="approval",
+                    subject_id=_subject(row),
+                    before_ref=PENDING,
+                    after_ref=WITHDRAWN,
+                    detail={"reason": reason, "approval_id": row.id},
+                )
+                closed.append(_view(row))
+            return _shown(session, principal, closed) if closed else []
 
     def get(self, principal: Principal, approval_id: int) -> ApprovalView:
         with self._db.read() as session:
@@ -260,4 +300,5 @@ def _view(row: Approval) -> ApprovalView:
         decided_by=row.decided_by,
         decided_at=as_utc(row.decided_at) if row.decided_at else None,
         comment=row.comment,
+        result=row.result,
     )

@@ -250,6 +250,8 @@ class Approval(Base):
     decided_by: Mapped[str | None] = mapped_column(String(128), default=None)
     decided_at: Mapped[datetime | None] = mapped_column(default=None)
     comment: Mapped[str | None] = mapped_column(Text, default=None)
+    # What an engineer confirmed, in fields (services/approvals/engineering.py EngineeringResult).
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
 
 
 class AuditEntry(Base):

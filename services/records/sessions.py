@@ -138,8 +138,9 @@ class SessionStore:
             return None
         return session_id
 
-    def open(self, principal: Principal) -> IssuedSession:
-        """A new session for a principal who has just proved who they are."""
+    def open(self, user: Principal) -> IssuedSession:
+        """A new session for a user who has just proved who they are (the login's subject,
+        not an acting principal reading records: it looks nothing up by key)."""
         session_id = _b64(secrets.token_bytes(32))
         now = self._clock.now()
         expires_at = now + self.lifetime
@@ -147,8 +148,8 @@ class SessionStore:
             session.add(
                 ConsoleSession(
                     id_hash=_id_hash(session_id),
-                    user_id=principal.user_id,
-                    tenant_id=principal.tenant_id,
+                    user_id=user.user_id,
+                    tenant_id=user.tenant_id,
                     created_at=now,
                     last_seen_at=now,
                     expires_at=expires_at,
@@ -157,11 +158,11 @@ class SessionStore:
             audit.record(
                 session,
                 clock=self._clock,
-                tenant_id=principal.tenant_id,
-                actor=principal.user_id,
+                tenant_id=user.tenant_id,
+                actor=user.user_id,
                 action="session.opened",
                 subject_type="user",
-                subject_id=principal.user_id,
+                subject_id=user.user_id,
                 detail={"expires_at": expires_at.isoformat()},
             )
         return IssuedSession(token=f"{session_id}.{self._sign(session_id)}", expires_at=expires_at)

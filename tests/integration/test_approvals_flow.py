@@ -8,8 +8,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from services.approvals.handover import EngineeringHandover, EngineeringResult
 from services.contracts.task_state import TaskStatus
-from services.core.errors import IdempotencyConflict, InvalidInput, NotAuthorized
+from services.core.errors import IdempotencyConflict, IllegalTransition, InvalidInput, NotAuthorized
 from tests.conftest import principal
 from tests.support.scenario import load_scenario, resume_q42
 
@@ -92,8 +93,21 @@ def test_concurrent_requests_for_one_key_produce_exactly_one_approval(awaiting):
     )
 
 
+def approve_engineering(services, **result):
+    engineer = principal(services, "a.engineer")
+    for item in items(services, "engineering"):
+        services.approval_flow.decide(
+            engineer,
+            item.id,
+            approve=True,
+            comment="confirmed",
+            result=EngineeringResult(**result) if result else None,
+        )
+
+
 def test_concurrent_approvals_of_one_item_record_one_decision(awaiting):
     sales = principal(awaiting, "a.sales")
+    approve_engineering(awaiting)
     [draft] = items(awaiting, "draft")
     start = threading.Barrier(6)
 
@@ -145,17 +159,115 @@ def test_all_approved_completes_the_task_with_who_when_why(awaiting, clock):
     assert decided["engineering-1"].decided_by == "a.engineer"
 
 
-def test_a_rejection_sends_the_task_back_for_input_with_the_reason(awaiting):
+def test_a_draft_rejection_sends_the_task_back_at_once_and_withdraws_the_rest(awaiting):
     [draft] = items(awaiting, "draft")
     outcome = awaiting.approval_flow.decide(
         principal(awaiting, "a.sales"), draft.id, approve=False, comment="cite the contract too"
     )
-    assert outcome.state.status == TaskStatus.awaiting_approval  # engineering still pending
-    engineer = principal(awaiting, "a.engineer")
-    for item in items(awaiting, "engineering"):
-        outcome = awaiting.approval_flow.decide(engineer, item.id, approve=True)
     assert outcome.state.status == TaskStatus.waiting_input
     assert "cite the contract too" in outcome.state.next_step
+    assert {item.status for item in items(awaiting, "engineering")} == {"withdrawn"}
+    assert awaiting.approval_flow.queue(principal(awaiting, "a.engineer")) == []
+
+
+def test_the_draft_waits_for_every_engineering_item_of_its_decision(awaiting):
+    sales, engineer = principal(awaiting, "a.sales"), principal(awaiting, "a.engineer")
+    [draft] = items(awaiting, "draft")
+    first, *rest = items(awaiting, "engineering")
+    awaiting.approval_flow.decide(engineer, first.id, approve=True, comment="ok")
+    assert [w.item_key for w in awaiting.approval_flow.waiting_for(sales, draft.id)] == [
+        item.item_key for item in rest
+    ]
+    with pytest.raises(InvalidInput, match="waits for engineering: engineering-2"):
+        awaiting.approval_flow.decide(sales, draft.id, approve=True, comment="looks fine")
+    assert items(awaiting, "draft")[0].status == "pending"
+    for item in rest:
+        awaiting.approval_flow.decide(engineer, item.id, approve=True, comment="ok")
+    assert awaiting.approval_flow.waiting_for(sales, draft.id) == []
+    outcome = awaiting.approval_flow.decide(sales, draft.id, approve=True, comment="fine")
+    assert outcome.state.status == TaskStatus.completed
+
+
+def test_an_engineering_rejection_sends_the_task_back_with_the_reason(awaiting):
+    engineer = principal(awaiting, "a.engineer")
+    first, second, third = items(awaiting, "engineering")
+    awaiting.approval_flow.decide(engineer, first.id, approve=True, comment="ok")
+    outcome = awaiting.approval_flow.decide(
+        engineer, second.id, approve=False, comment="fixture not available this month"
+    )
+    assert outcome.state.status == TaskStatus.waiting_input
+    assert "engineering-2 rejected by a.engineer: fixture not available" in (
+        outcome.state.next_step or ""
+    )
+    statuses = {item.item_key: item.status for item in items(awaiting)}
+    assert statuses == {
+        "draft": "withdrawn",
+        "engineering-1": "approved",
+        "engineering-2": "rejected",
+        "engineering-3": "withdrawn",
+    }
+    with pytest.raises(IllegalTransition):
+        awaiting.approvals.decide(engineer, third.id, approve=True)
+
+
+def test_an_engineers_structured_result_is_recorded_and_handed_to_the_next_run(awaiting):
+    approve_engineering(
+        awaiting,
+        extra_working_days=3,
+        method="CMM full inspection",
+        acceptance_criteria="±0.01 mm on all datums",
+        equipment="Zeiss CMM",
+    )
+    sales = principal(awaiting, "a.sales")
+    decided = items(awaiting, "engineering")
+    assert decided[0].result == {
+        "extra_working_days": 3,
+        "method": "CMM full inspection",
+        "acceptance_criteria": "±0.01 mm on all datums",
+        "equipment": "Zeiss CMM",
+    }
+    facts = EngineeringHandover(approvals=awaiting.approvals).facts(sales, "Q42")
+    assert [fact.approval_id for fact in facts] == [item.id for item in decided]
+    evidence = facts[0].as_evidence()
+    assert evidence.evidence_id == f"APPROVAL-{decided[0].id}@{decided[0].decision_version}:0-" + (
+        str(len(evidence.quote))
+    )
+    assert "extra working days: 3" in evidence.quote and evidence.knowledge_class == "fact"
+    # Another tenant sees no such record.
+    assert (
+        EngineeringHandover(approvals=awaiting.approvals).facts(
+            principal(awaiting, "b.sales"), "Q42"
+        )
+        == []
+    )
+
+
+@pytest.mark.parametrize(
+    ("result", "problem"),
+    [
+        ({"extra_working_days": -1}, "extra_working_days"),
+        ({"extra_working_days": 400}, "extra_working_days"),
+        ({"method": "x" * 301}, "method"),
+        ({"colour": "red"}, "colour"),
+    ],
+)
+def test_a_bad_structured_result_names_its_field(result, problem):
+    with pytest.raises(InvalidInput, match=problem):
+        EngineeringResult.parse(result)
+
+
+def test_a_result_goes_only_with_an_engineering_approval(awaiting):
+    [draft] = items(awaiting, "draft")
+    first = items(awaiting, "engineering")[0]
+    result = EngineeringResult(extra_working_days=2)
+    with pytest.raises(InvalidInput, match="no result"):
+        awaiting.approval_flow.decide(
+            principal(awaiting, "a.sales"), draft.id, approve=True, result=result
+        )
+    with pytest.raises(InvalidInput, match="not with a rejection"):
+        awaiting.approval_flow.decide(
+            principal(awaiting, "a.engineer"), first.id, approve=False, comment="no", result=result
+        )
 
 
 def test_a_new_resume_supersedes_the_old_draft(awaiting):

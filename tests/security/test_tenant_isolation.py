@@ -156,6 +156,7 @@ CASES: dict[str, Case] = {
     ),
     "approvals.get": Case(lambda s, p, t: s.approvals.get(p, t.approval), owner="a.sales"),
     "approvals.search": Case(lambda s, p, t: s.approvals.search(p, task_id=t.task), listing=True),
+    "approvals.withdraw": Case(lambda s, p, t: s.approvals.withdraw(p, [t.approval], reason="x")),
     # ---- runs
     "runs.enqueue": Case(
         lambda s, p, t: s.runs.enqueue(p, t.active_task),
@@ -183,6 +184,9 @@ CASES: dict[str, Case] = {
     ),
     "approval_flow.current": Case(lambda s, p, t: s.approval_flow.current(p, t.task), listing=True),
     "approval_flow.queue": Case(lambda s, p, t: s.approval_flow.queue(p), listing=True),
+    "approval_flow.waiting_for": Case(
+        lambda s, p, t: s.approval_flow.waiting_for(p, t.approval), owner="a.sales"
+    ),
     "approval_flow.decide": Case(
         lambda s, p, t: s.approval_flow.decide(p, t.approval, approve=True),
         owner="a.engineer",
@@ -385,6 +389,8 @@ SYSTEM = {
     "memories.purge_expired": "retention job (CLI purge-expired)",
     "memories.extractor_name": "configuration read (which extractor runs)",
     "accounts.*": "login and the CLI's account management: before any principal exists",
+    "sessions.*": "login sessions: opened for the user a password just proved, then named by "
+    "a signed token, never by a key another tenant could aim at",
 }
 SKIP_FIELDS = {"settings", "db", "clock", "ids"}  # plumbing, not services
 

@@ -1,4 +1,4 @@
-"""console: signed, expiring, server-revocable sessions for local accounts
+"""console: signed, expiring, server-revocable sessions; structured engineering results
 
 Revision ID: console_0003
 Revises: console_0002
@@ -37,8 +37,11 @@ def upgrade() -> None:
     op.create_index(
         op.f("ix_console_sessions_user_id"), "console_sessions", ["user_id"], unique=False
     )
+    # Plain ADD COLUMN (no batch mode): SQLite would otherwise recreate the table.
+    op.add_column("approvals", sa.Column("result", sa.JSON(), nullable=True))
 
 
 def downgrade() -> None:
+    op.drop_column("approvals", "result")  # SQLite >= 3.35 drops a column in place
     op.drop_index(op.f("ix_console_sessions_user_id"), table_name="console_sessions")
     op.drop_table("console_sessions")

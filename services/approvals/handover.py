@@ -1,0 +1,185 @@
+"""What engineering confirmed, handed to the next run of the task as confirmed facts.
+
+An engineer approving an engineering item may record a structured result beside the comment:
+extra working days, method, acceptance criteria, equipment. Those results are facts a person
+with the authority confirmed; the next run of the task receives them as evidence of their own,
+each cited to its approval record (`APPROVAL-<id>@<decision version>:0-<length>`, the text
+being the fact as recorded), so a draft can state "special inspection adds 3 working days"
+because engineering said so, not because a model inferred it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from services.approvals.store import APPROVED, ApprovalService, ApprovalView
+from services.contracts.evidence_id import evidence_id_for, parse_evidence_id
+from services.core.errors import InvalidInput
+from services.core.principals import Principal
+from services.retrieval.types import Evidence
+
+# Approval records are cited under this document-id prefix (see `approval_ref`).
+APPROVAL_PREFIX = "APPROVAL-"
+MAX_DAYS = 365
+
+
+class EngineeringResult(BaseModel):
+    """An engineer's result in fields; every field optional, text fields trimmed."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    extra_working_days: int | None = Field(default=None, ge=0, le=MAX_DAYS)
+    method: str = Field(default="", max_length=300)
+    acceptance_criteria: str = Field(default="", max_length=1000)
+    equipment: str = Field(default="", max_length=300)
+
+    @field_validator("method", "acceptance_criteria", "equipment")
+    @classmethod
+    def _trim(cls, value: str) -> str:
+        return value.strip()
+
+    @property
+    def is_empty(self) -> bool:
+        return self.extra_working_days is None and not (
+            self.method or self.acceptance_criteria or self.equipment
+        )
+
+    @classmethod
+    def parse(cls, raw: dict[str, Any] | None) -> EngineeringResult | None:
+        """From a form or a CLI: None when nothing was filled in; InvalidInput naming the field."""
+        if not raw:
+            return None
+        try:
+            result = cls.model_validate(raw)
+        except ValueError as exc:
+            errors = getattr(exc, "errors", lambda: [])()
+            where = ", ".join(".".join(str(p) for p in e.get("loc", ())) for e in errors) or "?"
+            raise InvalidInput(f"engineering result: {where}: {exc}") from exc
+        return None if result.is_empty else result
+
+
+class EngineeringFact(BaseModel):
+    """One approved engineering item with its result, as the next run receives it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    approval_id: int
+    task_id: str
+    decision_version: int
+    item_key: str
+    item_text: str
+    need: str
+    result: EngineeringResult
+    comment: str | None
+    decided_by: str
+    decided_at: datetime
+
+    @property
+    def document_id(self) -> str:
+        return approval_ref(self.approval_id)
+
+    @property
+    def text(self) -> str:
+        """The fact as recorded: the item, then each field that was filled in."""
+        parts = [f"{self.item_text.strip()} — 工程確認 confirmed by engineering"]
+        result = self.result
+        if result.extra_working_days is not None:
+            parts.append(f"額外工作天 extra working days: {result.extra_working_days}")
+        if result.method:
+            parts.append(f"方法 method: {result.method}")
+        if result.acceptance_criteria:
+            parts.append(f"允收標準 acceptance criteria: {result.acceptance_criteria}")
+        if result.equipment:
+            parts.append(f"設備 equipment: {result.equipment}")
+        return "; ".join(parts)
+
+    @property
+    def evidence_id(self) -> str:
+        return evidence_id_for(self.document_id, self.decision_version, 0, len(self.text))
+
+    def as_evidence(self) -> Evidence:
+        """Evidence for the run's pool: an authoritative fact, quoted whole from its record."""
+        text = self.text
+        return Evidence(
+            evidence_id=self.evidence_id,
+            document_id=self.document_id,
+            version=self.decision_version,
+            chunk_id=f"{self.document_id}#result",
+            knowledge_class="fact",
+            doc_type="approval",
+            title=f"工程確認 Engineering confirmation {self.item_key} ({self.decided_by})",
+            start=0,
+            end=len(text),
+            quote=text,
+            content_hash=_hash(text),
+        )
+
+
+def approval_ref(approval_id: int) -> str:
+    return f"{APPROVAL_PREFIX}{approval_id}"
+
+
+def approval_id_in(evidence_id: str) -> int | None:
+    """The approval record a citation names, or None for a document citation."""
+    parsed = parse_evidence_id(evidence_id)
+    if parsed is None or not parsed[0].startswith(APPROVAL_PREFIX):
+        return None
+    digits = parsed[0][len(APPROVAL_PREFIX) :]
+    return int(digits) if digits.isdigit() else None
+
+
+def _hash(text: str) -> str:
+    return "sha256:" + hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _fact(item: ApprovalView) -> EngineeringFact | None:
+    result = EngineeringResult.parse(item.result)
+    if item.kind != "engineering" or item.status != APPROVED or result is None:
+        return None
+    return EngineeringFact(
+        approval_id=item.id,
+        task_id=item.task_id,
+        decision_version=item.decision_version,
+        item_key=item.item_key,
+        item_text=str(item.payload.get("text", item.item_key)),
+        need=str(item.payload.get("need", "")),
+        result=result,
+        comment=item.comment,
+        decided_by=item.decided_by or "?",
+        decided_at=item.decided_at or item.requested_at,
+    )
+
+
+class EngineeringHandover:
+    """Confirmed engineering results of a task, for its next run (read as the run's principal,
+    so tenant and task visibility are the approvals store's own)."""
+
+    def __init__(self, *, approvals: ApprovalService) -> None:
+        self._approvals = approvals
+
+    def facts(self, principal: Principal, task_id: str) -> list[EngineeringFact]:
+        """The latest approved result per engineering item text (a later decision of the same
+        point replaces an earlier one)."""
+        latest: dict[str, EngineeringFact] = {}
+        for item in self._approvals.search(principal, task_id=task_id, limit=1000):
+            fact = _fact(item)
+            if fact is not None:
+                latest[fact.item_text] = fact  # search is in id order: later wins
+        return list(latest.values())
+
+    def evidence(self, principal: Principal, task_id: str) -> list[Evidence]:
+        return [fact.as_evidence() for fact in self.facts(principal, task_id)]
+
+    def resolve(self, principal: Principal, evidence_id: str) -> Evidence | None:
+        """The evidence a citation of an approval record names, if it still holds as cited."""
+        approval_id = approval_id_in(evidence_id)
+        if approval_id is None:
+            return None
+        fact = _fact(self._approvals.get(principal, approval_id))
+        if fact is None or fact.evidence_id != evidence_id:
+            return None
+        return fact.as_evidence()
