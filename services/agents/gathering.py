@@ -19,6 +19,7 @@ from services.agents.runs import RunEventView, RunQueue, RunView
 from services.agents.settlements import apply, settlements
 from services.agents.tools import call_with_timeout
 from services.approvals.engineering import EngineeringItem, find_items
+from services.approvals.handover import EngineeringFact, merge_confirmed
 from services.contracts.decision import MemoryDecision
 from services.contracts.memory_input import (
     InputConflict,
@@ -130,7 +131,9 @@ class Gatherer:
         queue: RunQueue,
         k: int,
         tool_timeout_seconds: float,
+        confirmed_facts: Callable[[Principal, str], list[EngineeringFact]] | None = None,
     ) -> None:
+        self._confirmed_facts = confirmed_facts
         self._retriever = retriever
         self._knowledge = knowledge
         self._tasks = tasks
@@ -211,6 +214,10 @@ class Gatherer:
             final, pool, conflicts = applied.needs, applied.pool, applied.conflicts
             if applied.settled:
                 self._queue.add_event(run.run_id, "conflicts_settled", {"settled": applied.settled})
+        if self._confirmed_facts is not None:  # what engineering confirmed for this task
+            final, pool = merge_confirmed(
+                final, pool, self._confirmed_facts(principal, state.task_id)
+            )
         gathered = Gathered(
             needs=final,
             pool=pool,

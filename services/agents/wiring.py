@@ -16,6 +16,7 @@ from services.agents.runs import RunLimits, RunQueue
 from services.agents.supervisor import Supervisor
 from services.agents.worker import Worker
 from services.approvals.flow import ApprovalFlow
+from services.approvals.handover import EngineeringHandover, WithEngineeringResults
 from services.approvals.store import ApprovalService
 from services.core.clock import Clock, IdGenerator
 from services.db.engine import Database
@@ -51,6 +52,9 @@ def build_agents(
     analyzer: Analyzer | None = None,
 ) -> AgentServices:
     prompt = get_prompt()
+    # Engineering results people confirmed are evidence of their own, cited to their approval.
+    handover = EngineeringHandover(approvals=approvals)
+    retriever = WithEngineeringResults(retriever, handover)
     queue = RunQueue(
         db=db,
         clock=clock,
@@ -91,6 +95,7 @@ def build_agents(
             queue=queue,
             k=settings.retrieval_k,
             tool_timeout_seconds=settings.tool_timeout_seconds,
+            confirmed_facts=handover.facts,
         ),
         analyzer=analyzer,
         reviewer=ReviewAgent(retriever=retriever, model_reviewer=model_reviewer),

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 
 from services.approvals.engineering import EngineeringItem
-from services.approvals.handover import EngineeringHandover, EngineeringResult, approval_id_in
+from services.approvals.handover import EngineeringResult
 from services.approvals.store import APPROVED, PENDING, REJECTED, ApprovalService, ApprovalView
 from services.contracts.decision import MemoryDecision
 from services.contracts.task_state import TaskState, TaskStatus
@@ -221,15 +221,6 @@ class ApprovalFlow:
         for citation in citations:
             evidence_id = citation.get("evidence_id")
             if not evidence_id:
-                continue
-            if approval_id_in(str(evidence_id)) is not None:
-                # An engineering result: it must still be the approved record it quoted.
-                handover = EngineeringHandover(approvals=self._approvals)
-                if handover.resolve(principal, str(evidence_id)) is None:
-                    raise InvalidInput(
-                        f"approval {item.id} cites {evidence_id}, which is no longer an "
-                        "approved engineering result; resume the task for a new draft"
-                    )
                 continue
             try:
                 current = self._retriever.resolve(principal, str(evidence_id))

@@ -11,19 +11,23 @@ because engineering said so, not because a model inferred it.
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from services.approvals.store import APPROVED, ApprovalService, ApprovalView
-from services.contracts.evidence_id import evidence_id_for, parse_evidence_id
-from services.core.errors import InvalidInput
+from services.contracts.evidence_id import (
+    APPROVAL_PREFIX,
+    approval_id_of,
+    evidence_id_for,
+    parse_evidence_id,
+)
+from services.contracts.memory_input import Need
+from services.core.errors import InvalidInput, NotFound
 from services.core.principals import Principal
-from services.retrieval.types import Evidence
+from services.retrieval.types import Evidence, RetrievalResult, Retriever
 
-# Approval records are cited under this document-id prefix (see `approval_ref`).
-APPROVAL_PREFIX = "APPROVAL-"
 MAX_DAYS = 365
 
 
@@ -126,10 +130,7 @@ def approval_ref(approval_id: int) -> str:
 def approval_id_in(evidence_id: str) -> int | None:
     """The approval record a citation names, or None for a document citation."""
     parsed = parse_evidence_id(evidence_id)
-    if parsed is None or not parsed[0].startswith(APPROVAL_PREFIX):
-        return None
-    digits = parsed[0][len(APPROVAL_PREFIX) :]
-    return int(digits) if digits.isdigit() else None
+    return approval_id_of(parsed[0]) if parsed is not None else None
 
 
 def _hash(text: str) -> str:
@@ -183,3 +184,62 @@ class EngineeringHandover:
         if fact is None or fact.evidence_id != evidence_id:
             return None
         return fact.as_evidence()
+
+
+def merge_confirmed(
+    needs: list[Need], pool: dict[str, Evidence], facts: list[EngineeringFact]
+) -> tuple[list[Need], dict[str, Evidence]]:
+    """A run's needs and pool with the confirmed engineering facts added: each fact backs the
+    need it was confirmed for, or, when this run did not plan that need, every required need
+    (the fact is about this task's job; the analysis decides where it matters)."""
+    if not facts:
+        return needs, pool
+    pool = dict(pool)
+    planned = {need.key for need in needs}
+    extra: dict[str, list[str]] = {}
+    for fact in facts:
+        evidence = fact.as_evidence()
+        pool[evidence.evidence_id] = evidence
+        targets = [fact.need] if fact.need in planned else [n.key for n in needs if n.required]
+        for key in targets:
+            extra.setdefault(key, []).append(evidence.evidence_id)
+    merged = [
+        need.model_copy(
+            update={"evidence_ids": list(dict.fromkeys([*need.evidence_ids, *extra[need.key]]))}
+        )
+        if need.key in extra
+        else need
+        for need in needs
+    ]
+    return merged, pool
+
+
+class WithEngineeringResults:
+    """A Retriever that also resolves citations of approval records (engineering results), so
+    review and approval re-check them like any other citation; everything else is delegated."""
+
+    def __init__(self, retriever: Retriever, handover: EngineeringHandover) -> None:
+        self._retriever = retriever
+        self._handover = handover
+
+    def retrieve(
+        self, principal: Principal, query: str, *, k: int = 5, as_of: date | None = None
+    ) -> RetrievalResult:
+        return self._retriever.retrieve(principal, query, k=k, as_of=as_of)
+
+    def resolve(
+        self, principal: Principal, evidence_id: str, *, as_of: date | None = None
+    ) -> Evidence:
+        if approval_id_in(evidence_id) is None:
+            return self._retriever.resolve(principal, evidence_id, as_of=as_of)
+        try:
+            found = self._handover.resolve(principal, evidence_id)
+        except NotFound:
+            found = None
+        if found is None:
+            raise NotFound("evidence", evidence_id)
+        return found
+
+    def __getattr__(self, name: str) -> Any:
+        # Anything else the wrapped retriever offers (statistics, caches) stays reachable.
+        return getattr(self._retriever, name)

@@ -2,6 +2,18 @@
 
 from __future__ import annotations
 
+# A citation of an approval record (an engineer's confirmed result) rather than of a document:
+# `APPROVAL-<approval id>@<decision version>:0-<length>` (services/approvals/handover.py).
+APPROVAL_PREFIX = "APPROVAL-"
+
+
+def approval_id_of(document_id: str) -> int | None:
+    """The approval id an `APPROVAL-<id>` reference names, or None for a document id."""
+    if not document_id.startswith(APPROVAL_PREFIX):
+        return None
+    digits = document_id[len(APPROVAL_PREFIX) :]
+    return int(digits) if digits.isdigit() else None
+
 
 def evidence_id_for(document_id: str, version: int, start: int, end: int) -> str:
     """Stable and resolvable later: the document version and the character span it quotes."""

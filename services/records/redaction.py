@@ -13,9 +13,9 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from services.contracts.evidence_id import parse_evidence_id
+from services.contracts.evidence_id import APPROVAL_PREFIX, approval_id_of, parse_evidence_id
 from services.core.principals import Principal
-from services.db.models import DocumentAcl
+from services.db.models import Approval, DocumentAcl
 
 WITHHELD = "[withheld: it cites a document you may not read]"
 Ref = tuple[str, int]
@@ -52,6 +52,18 @@ def hidden_refs(session: Session, principal: Principal, refs: set[Ref]) -> set[R
             .distinct()
         )
     }
+    # An engineer's recorded result is cited to its approval record: readable by whoever may
+    # see that approval (the same tenant), like the approval item itself.
+    approvals = {approval_id_of(doc) for doc, _ in refs} - {None}
+    if approvals:
+        readable |= {
+            (f"{APPROVAL_PREFIX}{approval_id}", int(version))
+            for approval_id, version in session.execute(
+                select(Approval.id, Approval.decision_version).where(
+                    Approval.tenant_id == principal.tenant_id, Approval.id.in_(sorted(approvals))
+                )
+            )
+        }
     return {ref for ref in refs if ref not in readable}
 
 

@@ -10,7 +10,13 @@ import pytest
 
 from services.approvals.handover import EngineeringHandover, EngineeringResult
 from services.contracts.task_state import TaskStatus
-from services.core.errors import IdempotencyConflict, IllegalTransition, InvalidInput, NotAuthorized
+from services.core.errors import (
+    IdempotencyConflict,
+    IllegalTransition,
+    InvalidInput,
+    NotAuthorized,
+    NotFound,
+)
 from tests.conftest import principal
 from tests.support.scenario import load_scenario, resume_q42
 
@@ -278,3 +284,36 @@ def test_a_new_resume_supersedes_the_old_draft(awaiting):
     assert new.decision_version > old.decision_version
     with pytest.raises(InvalidInput, match="belongs to decision"):
         awaiting.approval_flow.decide(principal(awaiting, "a.sales"), old.id, approve=True)
+
+
+def test_the_next_run_gets_engineering_results_as_evidence_cited_to_their_approval(awaiting):
+    approve_engineering(awaiting, extra_working_days=3, method="CMM full inspection")
+    sales = principal(awaiting, "a.sales")
+    [draft] = items(awaiting, "draft")
+    awaiting.approval_flow.decide(sales, draft.id, approve=False, comment="state the days")
+    run = resume_q42(awaiting, supplement=None)
+    assert run.status == "succeeded", run.error
+    handoffs = [e for e in awaiting.runs.events(sales, run.run_id) if e.kind == "handoff"]
+    data = next(
+        h.payload["payload"] for h in handoffs if h.payload["payload_schema"] == "memory-input@1"
+    )
+    approved = {f"APPROVAL-{item.id}" for item in items_of(awaiting, draft.decision_version)}
+    cited = [e for e in data["evidence"] if e["document_id"] in approved]
+    assert len(cited) == 3 and {e["knowledge_class"] for e in cited} == {"fact"}
+    assert all("extra working days: 3" in e["quote"] for e in cited), [e["quote"] for e in cited]
+    backed = {eid for need in data["needs"] for eid in need["evidence_ids"]}
+    assert {e["evidence_id"] for e in cited} <= backed  # each backs a need of the run
+    # Review and approval re-check such a citation like any other: it resolves while it holds.
+    first = cited[0]["evidence_id"]
+    assert awaiting.approval_flow._retriever.resolve(sales, first).quote == cited[0]["quote"]
+    with pytest.raises(NotFound):
+        awaiting.approval_flow._retriever.resolve(sales, first.replace(":0-", ":1-"))
+
+
+def items_of(services, version):
+    sales = principal(services, "a.sales")
+    return [
+        item
+        for item in services.approvals.search(sales, task_id="Q42")
+        if item.decision_version == version and item.kind == "engineering"
+    ]
