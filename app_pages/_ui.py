@@ -13,7 +13,7 @@ from typing import TypeVar
 
 import streamlit as st
 
-from app_pages import _session
+from app_pages import _labels, _session
 from app_pages._session import Keys, remember
 from services.agents.resume import ResumeResult
 from services.agents.runs import RunEventView
@@ -86,13 +86,61 @@ def highlighted(segments: Iterable[Segment]) -> str:
 
 
 def badge(status: str, *, label: str | None = None) -> None:
-    st.badge(label or status, color=STATUS_COLORS.get(status, "blue"))  # type: ignore[arg-type]
+    st.badge(
+        label or _labels.status(status),
+        color=STATUS_COLORS.get(status, "blue"),  # type: ignore[arg-type]
+    )
 
 
 def badge_md(status: str) -> str:
-    """A status badge inside Markdown (status values are our own enum strings)."""
+    """A status badge inside Markdown, in people's words (the label table)."""
     color = STATUS_COLORS.get(status, "blue")
-    return f":{color}-badge[{escape(status)}]"
+    return f":{color}-badge[{escape(_labels.status(status))}]"
+
+
+def query(name: str) -> str | None:
+    """One query parameter of this page's URL (`/task?id=Q42`), trimmed; None when absent."""
+    value = st.query_params.get(name)
+    if not isinstance(value, str):
+        return None
+    return value.strip() or None
+
+
+def not_found(kind: str, key: str) -> None:
+    """The one message for a missing object and for one the person may not see."""
+    st.error(f"找不到 Not found: {escape(kind)} {escape(key)}")
+
+
+def task_link(task_id: str, *, label: str | None = None, key: str | None = None) -> None:
+    """A link to the task's own URL (/task?id=...)."""
+    with st.container(key=key) if key else _nothing():
+        st.page_link(
+            "app_pages/task.py",
+            label=label or f"任務 Task {task_id}",
+            icon=":material/assignment:",
+            query_params={"id": task_id},
+        )
+
+
+def evidence_link(
+    evidence_id: str, run_id: str | None, *, label: str = "原文 Source", key: str | None = None
+) -> None:
+    """A link to a citation beside its original (/evidence?cite=...&run=...)."""
+    params = {"cite": evidence_id}
+    if run_id:
+        params["run"] = run_id
+    with st.container(key=key) if key else _nothing():
+        st.page_link(
+            "app_pages/evidence.py",
+            label=label,
+            icon=":material/format_quote:",
+            query_params=params,
+        )
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
 
 
 def show_error(exc: MemdeskError) -> None:
@@ -139,22 +187,14 @@ def flush_toast() -> None:
 def resume_with_progress(
     principal: Principal, task_id: str, supplement: str | None, *, write: Callable[[str], object]
 ) -> ResumeResult:
-    """`services.resumer.resume` (the call `memdesk resume` makes), with its run's steps
-    written as the service reports them."""
+    """The desk's run (the call `memdesk resume` makes), with its steps written as the service
+    reports them."""
 
     def show(event: RunEventView) -> None:
         for step in run_steps([event]):
-            write(escape(step.text))
+            write(f"{escape(_labels.run_step(step.kind))} — {escape(step.text)}")
 
-    return _session.services().resumer.resume(
-        principal, task_id, supplement=supplement, on_event=show
-    )
-
-
-def open_evidence(evidence_id: str, run_id: str | None) -> None:
-    remember(Keys.EVIDENCE_ID, evidence_id)
-    remember(Keys.EVIDENCE_RUN, run_id)
-    st.switch_page("app_pages/evidence.py")
+    return _session.services().desk.run(principal, task_id, supplement=supplement, on_event=show)
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -175,12 +215,12 @@ def draft_claims(draft: Draft, *, key_prefix: str) -> None:
                 quote = f" 「{escape(_short(citation.quote))}」" if citation.quote else ""
                 left, right = st.columns([5, 1], vertical_alignment="center")
                 left.markdown(f":material/format_quote: **{escape(label)}**{history}{quote}")
-                if right.button(
-                    "原文 Source",
-                    key=f"{key_prefix}.cite.{number}.{index}",
-                    help=escape(citation.title or citation.document_id),
-                ):
-                    open_evidence(citation.evidence_id, draft.run_id or None)
+                with right:
+                    evidence_link(
+                        citation.evidence_id,
+                        draft.run_id or None,
+                        key=f"{key_prefix}.cite.{number}.{index}",
+                    )
 
 
 def seen_revision(approval_id: int, current: int) -> int:
@@ -191,15 +231,26 @@ def seen_revision(approval_id: int, current: int) -> int:
     return int(st.session_state[key])
 
 
+def draft_title(number: int | None, decision_version: int) -> str:
+    """ "草稿 2 Draft 2": drafts count 1, 2, 3 per task; the decision version stays internal."""
+    return f"草稿 {number} Draft {number}" if number else f"草稿 Draft (v{decision_version})"
+
+
 def approval_card(card: ApprovalCard, *, key_prefix: str) -> None:
-    """One pending approval item: what is to be decided, and approve / reject buttons."""
+    """One pending approval item: what is to be decided, what it waits for, approve / reject."""
     item = card.approval
     seen = seen_revision(item.id, card.task_revision)
     with st.container(border=True, key=f"{key_prefix}.item.{item.id}"):
-        st.markdown(
-            f"**{escape(item.task_id)}** · {escape(item.item_key)} · 決策版本 decision "
-            f"v{item.decision_version} · {badge_md(card.task_status)} · 任務版次 revision {seen}"
+        what = (
+            draft_title(card.draft_number, item.decision_version)
+            if item.kind == "draft"
+            else f"{_labels.kind(item.kind)} {item.item_key.rsplit('-', 1)[-1]}"
         )
+        st.markdown(
+            f"**{escape(item.task_id)}** · {escape(what)} · {badge_md(card.task_status)} · "
+            f"任務版次 revision {seen}"
+        )
+        task_link(item.task_id, label=f"開啟任務 Open task {item.task_id}")
         if card.task_revision != seen:
             st.warning(
                 f"任務已更新 The task moved from revision {seen} to {card.task_revision} "
@@ -214,13 +265,22 @@ def approval_card(card: ApprovalCard, *, key_prefix: str) -> None:
                 st.rerun()
         if card.stale_citations:
             cited = ", ".join(
-                f"{c.document_id}@{c.version} ({c.state}"
+                f"{c.document_id}@{c.version} ({_labels.status(c.state)}"
                 + (f", current v{c.current_version})" if c.current_version else ")")
                 for c in card.stale_citations
             )
             st.warning(
                 f"草稿引用的版本已非現行 This draft cites text that is no longer current: "
                 f"{escape(cited)}. 建議重新分析 Re-run the analysis before deciding."
+            )
+        if card.waiting_for:
+            listed = "; ".join(
+                f"{w.item_key} ({_labels.status(w.status)}) {_short(w.text, 60)}"
+                for w in card.waiting_for
+            )
+            st.info(
+                f"等待工程確認後才能核准 Waiting for engineering before it can be approved "
+                f"({len(card.waiting_for)}): {escape(listed)}"
             )
         if card.draft is not None:
             draft_claims(card.draft, key_prefix=f"{key_prefix}.{item.id}")
@@ -233,10 +293,16 @@ def approval_card(card: ApprovalCard, *, key_prefix: str) -> None:
                     f":material/format_quote: **{escape(label)}** "
                     f"「{escape(citation.get('quote', ''))}」"
                 )
-                if st.button("原文 Source", key=f"{key_prefix}.{item.id}.source"):
-                    open_evidence(str(citation["evidence_id"]), item.run_id)
+                evidence_link(
+                    str(citation["evidence_id"]), item.run_id, key=f"{key_prefix}.{item.id}.source"
+                )
         approve, reject, _ = st.columns([1, 1, 4])
-        if approve.button("核准 Approve", key=f"{key_prefix}.approve.{item.id}", type="primary"):
+        if approve.button(
+            "核准 Approve",
+            key=f"{key_prefix}.approve.{item.id}",
+            type="primary",
+            disabled=bool(card.waiting_for),
+        ):
             remember(Keys.DECIDING, [item.id, True, seen])
         if reject.button("退回 Reject", key=f"{key_prefix}.reject.{item.id}"):
             remember(Keys.DECIDING, [item.id, False, seen])
@@ -251,9 +317,39 @@ def decision_dialog() -> None:
         confirm_decision(int(approval_id), bool(approve), int(seen))
 
 
+RESULT_KEYS = ("decision.days", "decision.method", "decision.criteria", "decision.equipment")
+
+
 def _stop_deciding() -> None:
     st.session_state.pop(Keys.DECIDING, None)
-    st.session_state.pop("decision.comment", None)
+    for key in ("decision.comment", *RESULT_KEYS):
+        st.session_state.pop(key, None)
+
+
+def _result_fields() -> dict[str, object]:
+    """An engineer's structured result (every field optional), as the desk expects it."""
+    st.markdown("**工程結果 Engineering result**（選填 optional）")
+    days = st.number_input(
+        "額外工作天 Extra working days",
+        min_value=0,
+        max_value=365,
+        value=None,
+        step=1,
+        key="decision.days",
+    )
+    method = st.text_input("方法 Method", key="decision.method", max_chars=300)
+    criteria = st.text_area(
+        "允收標準 Acceptance criteria", key="decision.criteria", max_chars=1000, height=80
+    )
+    equipment = st.text_input("設備 Equipment", key="decision.equipment", max_chars=300)
+    result: dict[str, object] = {
+        "method": method,
+        "acceptance_criteria": criteria,
+        "equipment": equipment,
+    }
+    if days is not None:
+        result["extra_working_days"] = int(days)
+    return result
 
 
 @st.dialog("確認決定 Confirm decision", on_dismiss=_stop_deciding)
@@ -262,12 +358,23 @@ def confirm_decision(approval_id: int, approve: bool, seen: int) -> None:
     if who is None:
         st.error("請先登入。Please log in.")
         return
+    desk = _session.services().desk
+    try:
+        item = _session.services().approvals.get(who, approval_id)
+    except MemdeskError as exc:
+        show_error(exc)
+        return
     verb = "核准 approve" if approve else "退回 reject"
-    st.markdown(f"您將 **{verb}** 項目 \\#{approval_id}（任務版次 revision {seen}）。")
+    st.markdown(
+        f"您將 **{verb}** {escape(item.task_id)} · {escape(item.item_key)}"
+        f"（任務版次 revision {seen}）。"
+    )
     comment = st.text_area(
         "意見 Comment" + ("" if approve else "（退回必填 required to reject）"),
         key="decision.comment",
+        placeholder=_labels.placeholder("comment"),
     )
+    result = _result_fields() if approve and item.kind == "engineering" else None
     confirm, cancel = st.columns(2)
     if cancel.button("取消 Cancel", key="decision.cancel"):
         _stop_deciding()
@@ -277,21 +384,19 @@ def confirm_decision(approval_id: int, approve: bool, seen: int) -> None:
     if not approve and not comment.strip():
         st.error("退回需要意見。A comment is required to reject.")
         return
-    desk = _session.services().desk
     try:
         outcome = desk.decide(
-            who, approval_id, approve=approve, comment=comment, seen_revision=seen
+            who, approval_id, approve=approve, comment=comment, seen_revision=seen, result=result
         )
     except (StaleRevision, InvalidInput) as exc:
         st.error(f"無法決定 Could not decide — {escape(exc)}")
-        task_id = desk_task_id(approval_id)
-        if task_id is not None:
-            changes(desk.changes_since(who, task_id, seen))
-        st.caption("重新載入以查看最新內容。Reload to see the current draft.")
-        if st.button("重新載入 Reload", key="decision.reload"):
-            remember(Keys.seen(approval_id), None)
-            _stop_deciding()
-            st.rerun()
+        if isinstance(exc, StaleRevision):
+            changes(desk.changes_since(who, item.task_id, seen))
+            st.caption("重新載入以查看最新內容。Reload to see the current draft.")
+            if st.button("重新載入 Reload", key="decision.reload"):
+                remember(Keys.seen(approval_id), None)
+                _stop_deciding()
+                st.rerun()
         return
     except MemdeskError as exc:
         show_error(exc)
@@ -299,20 +404,11 @@ def confirm_decision(approval_id: int, approve: bool, seen: int) -> None:
     remember(Keys.seen(approval_id), None)
     _stop_deciding()
     toast_next(
-        f"已{'核准' if approve else '退回'} {outcome.approval.task_id} "
-        f"{outcome.approval.item_key} → {outcome.state.status.value}"
+        f"已{'核准' if approve else '退回'} {'approved' if approve else 'rejected'} "
+        f"{outcome.approval.task_id} {outcome.approval.item_key} → "
+        f"{_labels.status(outcome.state.status.value)}"
     )
     st.rerun()
-
-
-def desk_task_id(approval_id: int) -> str | None:
-    who = _session.principal()
-    if who is None:
-        return None
-    try:
-        return _session.services().approvals.get(who, approval_id).task_id
-    except MemdeskError:
-        return None
 
 
 def changes(diff: ChangesSince, *, key: str = "stale.changes") -> None:
@@ -324,7 +420,8 @@ def changes(diff: ChangesSince, *, key: str = "stale.changes") -> None:
         )
         for change in diff.changes:
             st.markdown(
-                f"- {escape(change.field)}: {escape(change.before)} → {escape(change.after)}"
+                f"- {escape(_labels.field(change.field))}: {escape(change.before)} → "
+                f"{escape(change.after)}"
             )
         for write in diff.writes:
             st.markdown(f"- {escape(write)}")

@@ -1,4 +1,5 @@
-"""Conflicts: sources that disagree side by side, and confirmed fields a new value contradicts.
+"""Conflicts (/conflicts, /conflicts?task=Q42): sources that disagree side by side, and
+confirmed fields a new value contradicts.
 
 The reviewer picks the authoritative source or escalates, always with a reason; the choice is a
 task event and an audit entry (services/desk.py, services/tasks.py).
@@ -8,15 +9,25 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import _session, _ui
-from app_pages._session import Keys
+from app_pages import _labels, _session, _ui
+from services.core.errors import NotFound
 
 principal = _session.require_page("conflicts")
 services = _session.services()
 _ui.flush_toast()
 st.title("來源衝突 Conflicts")
 
+task_id = _ui.query("task")
+if task_id is not None:
+    try:
+        services.tasks.get(principal, task_id)
+    except NotFound:
+        _ui.not_found("task", task_id)
+        st.stop()
 cases = _ui.or_stop(lambda: services.desk.open_conflicts(principal))
+if task_id is not None:
+    cases = [case for case in cases if case.record.state.task_id == task_id]
+    st.page_link("app_pages/conflicts.py", label="全部衝突 All conflicts", icon=":material/list:")
 if not cases:
     st.info("目前沒有待處理的衝突。No conflicts are waiting.")
     st.stop()
@@ -25,21 +36,27 @@ for case in cases:
     state = case.record.state
     with st.container(border=True, key=f"conflicts.task.{state.task_id}"):
         st.subheader(f"任務 {_ui.escape(state.task_id)} · 版次 r{state.revision}")
-        if st.button("開啟任務 Open task", key=f"conflicts.open.{state.task_id}"):
-            _session.remember(Keys.TASK_ID, state.task_id)
-            st.switch_page("app_pages/task.py")
+        _ui.task_link(state.task_id, label=f"開啟任務 Open task {state.task_id}")
         for number, conflict in enumerate(case.source_conflicts):
             key = f"conflicts.{state.task_id}.{number}"
-            st.markdown(f"**事實 Fact:** {_ui.escape(conflict.fact)} ({_ui.escape(conflict.need)})")
+            need = ", ".join(_labels.field(n.strip()) for n in conflict.need.split(","))
+            st.markdown(
+                f"**事實 Fact:** {_ui.escape(conflict.shown_fact or conflict.fact)} "
+                f"({_ui.escape(need)})"
+            )
             columns = st.columns(len(conflict.values))
             for column, value in zip(columns, conflict.values, strict=True):
                 with column.container(border=True):
                     ref = f"{value.get('document_id')}@{value.get('version')}"
                     st.markdown(f"**{_ui.escape(ref)}** → {_ui.escape(value.get('value'))}")
                     st.markdown(f"「{_ui.escape(value.get('quote', ''))}」")
-                    if st.button("原文 Source", key=f"{key}.source.{value.get('evidence_id')}"):
-                        _ui.open_evidence(str(value.get("evidence_id")), conflict.run_id)
-            with st.form(f"{key}.form", clear_on_submit=True):
+                    _ui.evidence_link(
+                        str(value.get("evidence_id")),
+                        conflict.run_id,
+                        key=f"{key}.source.{value.get('evidence_id')}",
+                    )
+            # The form keeps the choice and the reason when something is missing or refused.
+            with st.form(f"{key}.form", clear_on_submit=False):
                 # Plain string options: session state stays picklable (no format_func).
                 choices = {
                     f"{v.get('document_id')}@{v.get('version')}: {v.get('value')}": str(
@@ -69,16 +86,19 @@ for case in cases:
                             evidence_id=None if choice == "escalate" else choice,
                             reason=reason,
                         )
-                        _ui.toast_next(f"已記錄 {state.task_id}: {conflict.fact}")
+                        _ui.toast_next(
+                            f"已記錄 Recorded {state.task_id}: "
+                            f"{conflict.shown_fact or conflict.fact}"
+                        )
                         st.rerun()
         for conflict in case.record.conflicts:
             key = f"conflicts.{state.task_id}.field.{conflict.field}"
             st.markdown(
-                f"**已確認欄位 Confirmed field** {_ui.escape(conflict.field)}: "
+                f"**已確認欄位 Confirmed field** {_ui.escape(_labels.field(conflict.field))}: "
                 f"已確認 {_ui.escape(conflict.confirmed)} ↔ 新值 {_ui.escape(conflict.proposed)} "
                 f"({_ui.escape(conflict.proposed_by)})"
             )
-            with st.form(f"{key}.form", clear_on_submit=True):
+            with st.form(f"{key}.form", clear_on_submit=False):
                 keep = st.radio(
                     "保留哪個值 Keep which value",
                     ["保留已確認值 Keep confirmed", "採用新值 Take the new value"],
@@ -99,5 +119,7 @@ for case in cases:
                             keep_confirmed=keep == "保留已確認值 Keep confirmed",
                             reason=reason,
                         )
-                        _ui.toast_next(f"已記錄 {state.task_id}: {conflict.field}")
+                        _ui.toast_next(
+                            f"已記錄 Recorded {state.task_id}: {_labels.field(conflict.field)}"
+                        )
                         st.rerun()

@@ -4,29 +4,47 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app_pages import _session, _ui
-from app_pages._session import Keys
+from app_pages import _labels, _session, _ui
+from services.core.errors import MemdeskError, NotFound
 
 principal = _session.require_page("evidence")
 services = _session.services()
 
 st.title("證據 Evidence")
-evidence_id = st.session_state.get(Keys.EVIDENCE_ID)
-typed = st.text_input(
-    "引用 Citation (DOC@VERSION:START-END)", value=evidence_id or "", key="evidence.citation"
-).strip()
-if typed and typed != evidence_id:
-    evidence_id = typed
-    _session.remember(Keys.EVIDENCE_ID, typed)
-    _session.remember(Keys.EVIDENCE_RUN, None)
+
+
+def _open_typed() -> None:
+    typed = str(st.session_state.get("evidence.citation") or "").strip()
+    if typed:
+        st.query_params.clear()
+        st.query_params["cite"] = typed
+
+
+evidence_id = _ui.query("cite")
+if "evidence.citation" not in st.session_state or (
+    evidence_id and st.session_state.get("evidence.shown") != evidence_id
+):
+    st.session_state["evidence.citation"] = evidence_id or ""
+st.session_state["evidence.shown"] = evidence_id
+st.text_input(
+    "引用 Citation (DOC@VERSION:START-END)",
+    key="evidence.citation",
+    placeholder=_labels.placeholder("citation"),
+    on_change=_open_typed,
+)
 if not evidence_id:
     st.info("從任務草稿開啟引用，或輸入引用編號。Open a citation from a draft or type its id.")
     st.stop()
 
-run_id = st.session_state.get(Keys.EVIDENCE_RUN)
-view = _ui.or_stop(
-    lambda: services.desk.evidence_view(principal, evidence_id, run_id=run_id or None)
-)
+run_id = _ui.query("run")
+try:
+    view = services.desk.evidence_view(principal, evidence_id, run_id=run_id)
+except NotFound:
+    _ui.not_found("citation", evidence_id)  # unreadable reads exactly like missing
+    st.stop()
+except MemdeskError as exc:
+    _ui.show_error(exc)
+    st.stop()
 document = view.document
 
 meta, body = st.columns([1, 2])
@@ -38,7 +56,8 @@ with meta.container(border=True, key="evidence.meta"):
     )
     st.markdown(
         f"狀態 status: {_ui.badge_md(document.status)} · 類別 class: "
-        f"{_ui.escape(document.knowledge_class)} · {_ui.escape(document.doc_type)}"
+        f"{_ui.escape(_labels.kind(document.knowledge_class))} · "
+        f"{_ui.escape(_labels.kind(document.doc_type))}"
     )
     if view.is_history:
         st.markdown(
@@ -77,20 +96,19 @@ with meta.container(border=True, key="evidence.meta"):
     if not view.span_ok:
         st.error("引用位置超出文件範圍。The cited offsets are outside the document.")
     st.markdown("**版本歷史 History**")
-    st.dataframe(
-        [
-            {
-                "版本 version": line.version,
-                "狀態 status": line.status,
-                "生效 from": str(line.valid_from),
-                "失效 to": str(line.valid_to or ""),
-                "本引用 cited": "◀" if line.cited else "",
-            }
-            for line in view.versions
-        ],
-        hide_index=True,
-        key="evidence.versions",
-    )
+    # A static table: every column shows whole, however narrow this side column is.
+    with st.container(key="evidence.versions"):
+        st.table(
+            [
+                {
+                    "版本 version": f"v{line.version}" + (" ◀" if line.cited else ""),
+                    "狀態 status": _labels.status(line.status),
+                    "生效 from": str(line.valid_from),
+                    "失效 to": str(line.valid_to or "∞"),
+                }
+                for line in view.versions
+            ],
+        )
 
 with body.container(border=True, key="evidence.body"):
     st.caption("原文（引用段落已標示）Original text, cited span highlighted")

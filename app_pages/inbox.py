@@ -68,9 +68,8 @@ for record in page.items:
     row[3].markdown(_ui.escape(", ".join(state.pending) or "—"))
     row[4].markdown(_ui.escape(state.next_step or "—"))
     row[5].markdown(state.updated_at.strftime("%Y-%m-%d %H:%M") if state.updated_at else "—")
-    if row[6].button("開啟 Open", key=f"inbox.open.{state.task_id}"):
-        _session.remember(Keys.TASK_ID, state.task_id)
-        st.switch_page("app_pages/task.py")
+    with row[6]:
+        _ui.task_link(state.task_id, label="開啟 Open", key=f"inbox.open.{state.task_id}")
 
 pages_total = (page.total + PAGE_SIZE - 1) // PAGE_SIZE
 previous, _, following = st.columns([1, 4, 1])

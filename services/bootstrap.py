@@ -170,6 +170,7 @@ def build(
             knowledge=knowledge,
             clock=clock,
             citations=citations,
+            resumer=agents.resumer,
         ),
         memories=memories,
     )

@@ -14,7 +14,7 @@ import hashlib
 from datetime import date, datetime
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from services.approvals.store import APPROVED, ApprovalService, ApprovalView
 from services.contracts.evidence_id import (
@@ -59,10 +59,10 @@ class EngineeringResult(BaseModel):
             return None
         try:
             result = cls.model_validate(raw)
-        except ValueError as exc:
-            errors = getattr(exc, "errors", lambda: [])()
-            where = ", ".join(".".join(str(p) for p in e.get("loc", ())) for e in errors) or "?"
-            raise InvalidInput(f"engineering result: {where}: {exc}") from exc
+        except ValidationError as exc:
+            where = ", ".join(".".join(str(p) for p in e["loc"]) for e in exc.errors()) or "?"
+            first = exc.errors()[0]["msg"] if exc.errors() else str(exc)
+            raise InvalidInput(f"engineering result {where}: {first}") from exc
         return None if result.is_empty else result
 
 

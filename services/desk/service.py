@@ -7,14 +7,17 @@ settle or escalate a source conflict), each recorded on the task and in the audi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import date
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from services.agents.gathering import Gathered
-from services.agents.runs import RunQueue, RunView
+from services.agents.resume import Resumer, ResumeResult
+from services.agents.runs import RunEventView, RunQueue, RunView
 from services.approvals.flow import ApprovalFlow, ApprovalOutcome
+from services.approvals.handover import EngineeringResult
 from services.approvals.store import ApprovalService, ApprovalView
 from services.contracts.evidence_id import parse_evidence_id
 from services.contracts.task_state import TaskStatus
@@ -25,10 +28,16 @@ from services.core.principals import Principal
 from services.desk.changes import ChangesSince, changes_since
 from services.desk.drafts import Draft, draft
 from services.desk.evidence import EvidenceView, evidence_view
+from services.desk.progress import Progress, Standing, draft_standing, progress
 from services.desk.timeline import TimelineRow, timeline
 from services.publishing.citations import CitationChecker, CitationStatus, cited_in
 from services.records.knowledge import KnowledgeStore
-from services.records.tasks import TaskRecord, TaskService
+from services.records.tasks import TaskEventRecord, TaskRecord, TaskService
+from services.retrieval.facts import aligned_normalize
+
+# The longest supplement a person may add in one go (README "Console tour"): a customer's reply
+# or a note, not a document; documents are imported as evidence.
+MAX_SUPPLEMENT_CHARS = 4000
 
 
 class SourceConflict(BaseModel):
@@ -38,8 +47,9 @@ class SourceConflict(BaseModel):
 
     run_id: str
     need: str
-    fact: str
+    fact: str  # the normalised key the conflict is settled under
     values: list[dict[str, Any]]  # each: value, evidence_id, document_id, version, quote
+    shown_fact: str = ""  # the same words as the first document writes them (its own script)
 
 
 class TaskView(BaseModel):
@@ -50,7 +60,18 @@ class TaskView(BaseModel):
     latest_run: RunView | None
     draft: Draft | None
     approvals: list[ApprovalView]
-    source_conflicts: list[SourceConflict]
+    source_conflicts: list[SourceConflict]  # only those no person has settled yet
+    progress: Progress
+    draft_number: int | None = None  # 1, 2, 3… per task, in the order the drafts were made
+    draft_standing: Standing = "none"
+
+
+class WaitingItem(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    item_key: str
+    text: str
+    status: str
 
 
 class ApprovalCard(BaseModel):
@@ -64,6 +85,9 @@ class ApprovalCard(BaseModel):
     draft: Draft | None
     # Citations no longer current (a newer version was published, or it was revoked).
     stale_citations: list[CitationStatus] = Field(default_factory=list)
+    # A draft item: the engineering items of its decision not yet approved (it waits for them).
+    waiting_for: list[WaitingItem] = Field(default_factory=list)
+    draft_number: int | None = None
 
 
 class ConflictCase(BaseModel):
@@ -84,7 +108,9 @@ class Desk:
         knowledge: KnowledgeStore,
         clock: Clock,
         citations: CitationChecker | None = None,
+        resumer: Resumer | None = None,
     ) -> None:
+        self._resumer = resumer
         self._citations = citations
         self._tasks = tasks
         self._runs = runs
@@ -98,18 +124,26 @@ class Desk:
         record = self._tasks.get(principal, task_id)
         runs = self._runs.search(principal, task_id=task_id, limit=50)
         decided = next((run for run in runs if run.decision), None)
-        current = self._flow.current(principal, task_id)
+        every = self._approvals.search(principal, task_id=task_id, limit=1000)
+        latest = max((item.decision_version for item in every), default=None)
+        current = [item for item in every if item.decision_version == latest]
+        events = self._tasks.events(principal, task_id)
+        made = _draft_numbers(runs)
+        shown = self._draft(principal, decided) if decided else None
         return TaskView(
             record=record,
-            timeline=timeline(
-                self._tasks.events(principal, task_id),
-                self._tasks.checkpoints(principal, task_id),
-                runs,
-            ),
+            timeline=timeline(events, self._tasks.checkpoints(principal, task_id), runs, every),
             latest_run=runs[0] if runs else None,
-            draft=self._draft(principal, decided) if decided else None,
+            draft=shown,
             approvals=current,
-            source_conflicts=self._source_conflicts(principal, decided) if decided else [],
+            source_conflicts=_unsettled(
+                self._source_conflicts(principal, decided) if decided else [], events
+            ),
+            progress=progress(record.state, current),
+            draft_number=made.get(decided.run_id) if decided else None,
+            draft_standing=draft_standing(shown.decision_version, every, latest_version=latest)
+            if shown
+            else "none",
         )
 
     def evidence_view(
@@ -146,16 +180,25 @@ class Desk:
         )
 
     def approval_queue(
-        self, principal: Principal, *, kind: str | None = None
+        self, principal: Principal, *, kind: str | None = None, task_id: str | None = None
     ) -> list[ApprovalCard]:
-        """Pending items this person may decide (their role, the latest decision only)."""
+        """Pending items this person may decide (their role, the latest decision only), of one
+        task when `task_id` is given (NotFound when the person may not see that task)."""
+        if task_id is not None:
+            self._tasks.get(principal, task_id)
         cards = []
+        numbers: dict[str, dict[str, int]] = {}
         for item in self._flow.queue(principal):
             if kind is not None and item.kind != kind:
+                continue
+            if task_id is not None and item.task_id != task_id:
                 continue
             state = self._tasks.get(principal, item.task_id).state
             decision = item.payload.get("decision")
             pool = self._runs.evidence(principal, item.run_id) if item.run_id else []
+            if item.task_id not in numbers:
+                runs = self._runs.search(principal, task_id=item.task_id, limit=50)
+                numbers[item.task_id] = _draft_numbers(runs)
             cards.append(
                 ApprovalCard(
                     approval=item,
@@ -163,6 +206,15 @@ class Desk:
                     task_status=state.status.value,
                     draft=draft(item.run_id or "", decision, pool) if decision else None,
                     stale_citations=self._stale(principal, item),
+                    waiting_for=[
+                        WaitingItem(
+                            item_key=w.item_key,
+                            text=str(w.payload.get("text", "")),
+                            status=w.status,
+                        )
+                        for w in self._flow.waiting_for(principal, item.id)
+                    ],
+                    draft_number=numbers[item.task_id].get(item.run_id or ""),
                 )
             )
         return cards
@@ -197,6 +249,26 @@ class Desk:
         return cases
 
     # ---- people's decisions ------------------------------------------------------------
+    def run(
+        self,
+        principal: Principal,
+        task_id: str,
+        *,
+        supplement: str | None,
+        on_event: Callable[[RunEventView], None] | None = None,
+    ) -> ResumeResult:
+        """Resume a task with a person's supplement (at most MAX_SUPPLEMENT_CHARS characters),
+        reporting each step of the run to `on_event` as it is recorded."""
+        text = (supplement or "").strip() or None
+        if text is not None and len(text) > MAX_SUPPLEMENT_CHARS:
+            raise InvalidInput(
+                f"supplement: {len(text)} characters, at most {MAX_SUPPLEMENT_CHARS}; "
+                "attach long documents to the task as evidence instead"
+            )
+        if self._resumer is None:
+            raise InvalidInput("this desk cannot run analyses (no resumer configured)")
+        return self._resumer.resume(principal, task_id, supplement=text, on_event=on_event)
+
     def decide(
         self,
         principal: Principal,
@@ -205,14 +277,32 @@ class Desk:
         approve: bool,
         comment: str,
         seen_revision: int,
+        result: dict[str, Any] | None = None,
     ) -> ApprovalOutcome:
         """Approve or reject what the person saw: refused with StaleRevision when the task was
-        written since (the console then shows `changes_since`)."""
+        written since (the console then shows `changes_since`). An engineer's structured
+        result (`EngineeringResult` fields) is checked and recorded with the approval."""
         item = self._approvals.get(principal, approval_id)
         current = self._tasks.get(principal, item.task_id).state.revision
         if current != seen_revision:
             raise StaleRevision(task_id=item.task_id, expected=seen_revision, current=current)
-        return self._flow.decide(principal, approval_id, approve=approve, comment=comment)
+        return self._flow.decide(
+            principal,
+            approval_id,
+            approve=approve,
+            comment=comment,
+            result=EngineeringResult.parse(result),
+        )
+
+    def decided_by_me(self, principal: Principal, *, limit: int = 20) -> list[ApprovalView]:
+        """The items this person decided most recently (their own record of the day's work)."""
+        mine = [
+            item
+            for item in self._approvals.search(principal, limit=5000)
+            if item.decided_by == principal.user_id
+        ]
+        mine.sort(key=lambda item: item.decided_at or item.requested_at, reverse=True)
+        return mine[:limit]
 
     def settle_source_conflict(
         self,
@@ -296,10 +386,42 @@ class Desk:
         for c in gathered.conflicts:
             key = (c.fact, tuple(sorted(str(v.get("evidence_id")) for v in c.values)))
             seen = merged.get(key)
+            values = seen.values if seen else list(c.values)
             merged[key] = SourceConflict(
                 run_id=run.run_id,
                 need=f"{seen.need}, {c.need}" if seen else c.need,
                 fact=c.fact,
-                values=seen.values if seen else list(c.values),
+                values=values,
+                shown_fact=_as_written(c.fact, values),
             )
         return list(merged.values())
+
+
+def _draft_numbers(runs: list[RunView]) -> dict[str, int]:
+    """Each run that produced a decision, numbered 1, 2, 3… in the order they were made."""
+    decided = sorted((run for run in runs if run.decision), key=lambda run: run.created_at)
+    return {run.run_id: number for number, run in enumerate(decided, start=1)}
+
+
+def _unsettled(
+    conflicts: list[SourceConflict], events: list[TaskEventRecord]
+) -> list[SourceConflict]:
+    """Drop the conflicts a person settled or escalated after the run that found them."""
+    done = {
+        (str(event.detail.get("run_id")), str(event.detail.get("fact")))
+        for event in events
+        if event.kind in ("source_conflict_settled", "source_conflict_escalated")
+    }
+    return [c for c in conflicts if (c.run_id, c.fact) not in done]
+
+
+def _as_written(fact: str, values: list[dict[str, Any]]) -> str:
+    """The conflict's fact in a source's own characters: the span of the first quote whose
+    normalised form is the fact (Traditional stays Traditional), else the key itself."""
+    for value in values:
+        quote = str(value.get("quote") or "")
+        normalised, index = aligned_normalize(quote)
+        at = normalised.find(fact)
+        if fact and at >= 0:
+            return quote[index[at] : index[at + len(fact) - 1] + 1]
+    return fact

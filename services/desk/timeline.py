@@ -8,6 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 from services.agents.runs import RunEventView, RunView
+from services.approvals.store import ApprovalView
 from services.records.tasks import CheckpointRecord, TaskEventRecord
 
 
@@ -15,7 +16,7 @@ class TimelineRow(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     at: datetime
-    source: Literal["event", "run"]
+    source: Literal["event", "run", "decision"]
     title: str
     actor: str
     revision: int | None = None
@@ -26,10 +27,15 @@ class TimelineRow(BaseModel):
 
 
 def timeline(
-    events: list[TaskEventRecord], checkpoints: list[CheckpointRecord], runs: list[RunView]
+    events: list[TaskEventRecord],
+    checkpoints: list[CheckpointRecord],
+    runs: list[RunView],
+    approvals: list[ApprovalView] | None = None,
 ) -> list[TimelineRow]:
     """Newest first. Every task write logs an event and a checkpoint at the same revision, so
-    the checkpoint is shown on its event's row rather than as a duplicate row."""
+    the checkpoint is shown on its event's row rather than as a duplicate row. People's
+    decisions on approval items are rows of their own, with the comment and any result; a
+    run's supplement is shown whole."""
     stage_at = {checkpoint.revision: checkpoint for checkpoint in checkpoints}
     rows = [_event_row(event, stage_at.get(event.revision)) for event in events]
     for run in runs:
@@ -37,11 +43,11 @@ def timeline(
             TimelineRow(
                 at=run.created_at,
                 source="run",
-                title="run queued",
+                title="run_queued",
                 actor=run.requested_by,
                 status="queued",
                 run_id=run.run_id,
-                detail=f"supplement: {run.supplement}" if run.supplement else "",
+                detail=run.supplement or "",
             )
         )
         if run.finished_at is not None:
@@ -49,15 +55,29 @@ def timeline(
                 TimelineRow(
                     at=run.finished_at,
                     source="run",
-                    title=f"run {run.status}",
+                    title="run_finished",
                     actor="agent:supervisor",
                     status=run.status,
                     run_id=run.run_id,
                     detail=_run_detail(run),
                 )
             )
-    # Stable for equal timestamps: runs before the task writes they caused.
-    order = {"run": 0, "event": 1}
+    for item in approvals or []:
+        if item.decided_at is None:
+            continue
+        rows.append(
+            TimelineRow(
+                at=item.decided_at,
+                source="decision",
+                title=item.item_key,
+                actor=item.decided_by or "",
+                status=item.status,
+                run_id=item.run_id,
+                detail=_decision_detail(item),
+            )
+        )
+    # Stable for equal timestamps: runs before the task writes they caused, decisions last.
+    order = {"run": 0, "decision": 1, "event": 2}
     return sorted(rows, key=lambda row: (row.at, order[row.source], row.revision or 0))[::-1]
 
 
@@ -86,6 +106,16 @@ def _event_detail(kind: str, detail: dict[str, Any]) -> str:
         return "; ".join(f"{k}: {v}" for k, v in detail.items() if v not in (None, "", []))
     note = detail.get("note")
     return str(note) if note else ""
+
+
+def _decision_detail(item: ApprovalView) -> str:
+    parts = [f"decision v{item.decision_version}"]
+    if item.comment:
+        parts.append(item.comment)
+    for key, value in (item.result or {}).items():
+        if value not in (None, ""):
+            parts.append(f"{key}: {value}")
+    return "; ".join(parts)
 
 
 def _run_detail(run: RunView) -> str:

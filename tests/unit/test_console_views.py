@@ -205,13 +205,14 @@ def test_timeline_is_newest_first_with_checkpoints_on_their_events():
         [run],
     )
     assert [(r.source, r.title) for r in rows] == [
-        ("run", "run succeeded"),
+        ("run", "run_finished"),
         ("event", "transition"),
-        ("run", "run queued"),
+        ("run", "run_queued"),
         ("event", "created"),
     ]
+    assert rows[0].status == "succeeded"
     assert rows[1].checkpoint == "restoring"
-    assert "supplement: 客戶確認需要特殊檢驗" in rows[2].detail
+    assert rows[2].detail == "客戶確認需要特殊檢驗"  # the whole supplement
 
 
 def document(body: str, **extra: object) -> DocumentView:
