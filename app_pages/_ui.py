@@ -47,6 +47,12 @@ STATUS_COLORS = {
     "cancelled": "gray",
     "superseded": "gray",
     "draft": "gray",
+    "withdrawn": "gray",
+    "waiting": "blue",
+    "succeeded": "green",
+    "ready_for_review": "orange",
+    "insufficient_evidence": "red",
+    "source_conflict": "red",
 }
 
 

@@ -247,6 +247,10 @@ with rest:
             ]
             if row.status:
                 parts.append(_ui.badge_md(row.status))
+            if row.decision_status:
+                parts.append(
+                    f"分析結論 analysis: {_ui.escape(_labels.status(row.decision_status))}"
+                )
             if row.revision is not None:
                 parts.append(f"r{row.revision}")
             st.markdown(" · ".join(parts))

@@ -24,6 +24,7 @@ class TimelineRow(BaseModel):
     checkpoint: str | None = None  # the stage of the checkpoint written with this event
     run_id: str | None = None
     detail: str = ""
+    decision_status: str | None = None  # a finished run's decision (ready_for_review, …)
 
 
 def timeline(
@@ -60,6 +61,7 @@ def timeline(
                     status=run.status,
                     run_id=run.run_id,
                     detail=_run_detail(run),
+                    decision_status=str(run.decision.get("status")) if run.decision else None,
                 )
             )
     for item in approvals or []:
@@ -120,8 +122,6 @@ def _decision_detail(item: ApprovalView) -> str:
 
 def _run_detail(run: RunView) -> str:
     parts = [f"attempts {run.attempts}/{run.max_attempts}"]
-    if run.decision:
-        parts.append(f"decision {run.decision.get('status')}")
     if run.model:
         parts.append(f"model {run.model}")
     if run.error:

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import func, select, update
+from sqlalchemy import ColumnElement, Text, cast, func, select, update
 from sqlalchemy.orm import Session
 
 from services.contracts.task_state import TaskState, TaskStatus, can_transition
@@ -118,11 +118,7 @@ class TaskService:
         if statuses:
             query = query.where(TaskRow.status.in_(statuses))
         if search:
-            like = f"%{_escape_like(search)}%"
-            query = query.where(
-                TaskRow.task_id.ilike(like, escape="\\")
-                | TaskRow.next_step.ilike(like, escape="\\")
-            )
+            query = query.where(_matching(search))
         with self._db.read() as session:
             total = session.scalar(select(func.count()).select_from(query.subquery())) or 0
             rows = session.scalars(
@@ -134,12 +130,15 @@ class TaskService:
                 items=[_record(row) for row in rows], total=total, offset=offset, limit=limit
             )
 
-    def status_counts(self, principal: Principal) -> dict[str, int]:
+    def status_counts(self, principal: Principal, *, search: str | None = None) -> dict[str, int]:
+        """Tasks per status, of those `search` matches (the inbox's counts follow its filter)."""
         query = (
             select(TaskRow.status, func.count())
             .where(TaskRow.tenant_id == principal.tenant_id)
             .group_by(TaskRow.status)
         )
+        if search:
+            query = query.where(_matching(search))
         with self._db.read() as session:
             return {status: count for status, count in session.execute(query)}
 
@@ -605,6 +604,16 @@ class TaskService:
 
 def _require_writer(principal: Principal) -> None:
     require(principal, Permission.WORK_TASKS, f"{principal.user_id} may not change tasks")
+
+
+def _matching(search: str) -> ColumnElement[bool]:
+    """Task id, next step or a confirmed value (customer, part number…) containing `search`."""
+    like = f"%{_escape_like(search)}%"
+    return (
+        TaskRow.task_id.ilike(like, escape="\\")
+        | TaskRow.next_step.ilike(like, escape="\\")
+        | cast(TaskRow.confirmed, Text).ilike(like, escape="\\")
+    )
 
 
 def _escape_like(text: str) -> str:

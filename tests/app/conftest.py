@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import functools
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import pytest
 from streamlit.components.v2 import manifest_scanner
@@ -93,9 +95,40 @@ def logged_in(user_id: str) -> AppTest:
     return as_user(app(), user_id).run()
 
 
+def visit(at: AppTest, page: str, **params: str) -> AppTest:
+    """Open `/<page>?<params>` in this session, as a link or a typed URL would."""
+    at.switch_page(f"app_pages/{page}.py")
+    at.query_params = dict(params)
+    return at.run()
+
+
+def links(at: AppTest) -> list[tuple[str, str, dict[str, str]]]:
+    """Every page link drawn: (label, page, query parameters)."""
+    found = []
+    for element in at.get("page_link"):
+        proto = element.proto  # type: ignore[attr-defined]
+        query = dict(parse_qsl(proto.query_string))
+        found.append((proto.label, proto.page, query))
+    return found
+
+
+def follow(at: AppTest, label: str) -> AppTest:
+    """Follow the first link whose label contains `label` (its page and query string)."""
+    for text, page, query in links(at):
+        if label in text:
+            name = Path(page).stem if page.endswith(".py") else page.strip("/")  # a url path
+            return visit(at, name, **query)
+    raise AssertionError(f"no link {label!r} in {[text for text, _, _ in links(at)]}")
+
+
 def texts(at: AppTest) -> str:
     """Everything the page wrote as Markdown/text, for assertions on what a person sees."""
     parts = [m.value for m in at.markdown] + [t.value for t in at.title]
     parts += [str(e.value) for e in at.error] + [str(i.value) for i in at.info]
     parts += [str(w.value) for w in at.warning] + [str(c.value) for c in at.caption]
     return "\n".join(parts)
+
+
+def plain(at: AppTest) -> str:
+    """`texts` with Markdown escapes removed: the words as a person reads them."""
+    return re.sub(r"\\(.)", r"\1", texts(at))

@@ -7,7 +7,7 @@ from datetime import date
 
 from app_pages import _session
 from services.records.knowledge import NewVersion
-from tests.app.conftest import app, as_user, texts
+from tests.app.conftest import app, as_user, texts, visit
 
 ATTACK = (
     "交期說明 <img src=x onerror=alert(1)> [點我](javascript:alert(1)) "
@@ -16,11 +16,8 @@ ATTACK = (
 
 
 def evidence_page(user: str, evidence_id: str):
-    at = app()
-    as_user(at, user)
-    at.session_state[_session.Keys.EVIDENCE_ID] = evidence_id
-    at.run()
-    return at.switch_page("app_pages/evidence.py").run()
+    at = as_user(app(), user).run()
+    return visit(at, "evidence", cite=evidence_id)
 
 
 def test_history_evidence_is_labelled_as_not_a_current_commitment(home):
@@ -34,7 +31,7 @@ def test_history_evidence_is_labelled_as_not_a_current_commitment(home):
 def test_a_superseded_version_is_shown_but_may_not_back_a_claim(home):
     at = evidence_page("a.sales", "SOP-LEADTIME@1:0-10")
     page = texts(at)
-    assert ":gray-badge[superseded]" in page
+    assert ":gray-badge[已被取代 Superseded]" in page
     assert "may back a claim today: :red-badge[否 no]" in page
 
 

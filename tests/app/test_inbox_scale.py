@@ -8,7 +8,7 @@ from sqlalchemy import insert
 
 from app_pages import _session
 from services.db.models import TaskRow
-from tests.app.conftest import logged_in, texts
+from tests.app.conftest import links, logged_in, texts
 
 EXTRA = 10_000
 
@@ -38,7 +38,12 @@ def add_tasks(count: int) -> None:
 
 
 def open_buttons(at) -> list[str]:
-    return [b.key for b in at.button if b.key and b.key.startswith("inbox.open.")]
+    """The inbox's row links, as `inbox.open.<task id>` (each opens /task?id=<task id>)."""
+    return [
+        f"inbox.open.{query['id']}"
+        for label, page, query in links(at)
+        if label == "開啟 Open" and page == "task"
+    ]
 
 
 def tenant_a_tasks() -> int:
@@ -86,3 +91,19 @@ def test_a_filter_change_starts_again_from_the_first_page(home):
     assert "第 2 頁 page" in texts(at)
     at.multiselect(key="inbox.status").select("waiting_input").run()
     assert "第 1 頁 page" in texts(at)
+
+
+def test_rows_name_customer_and_part_and_the_counts_follow_the_search(shared_home):
+    at = logged_in("a.sales")
+    row = next(
+        i for i, m in enumerate(at.markdown) if m.value == "Q44"
+    )  # the task id cell, then customer and part
+    assert [m.value for m in at.markdown[row + 1 : row + 3]] == ["C\\-KRAFT", "PN\\-2208\\-A"]
+    everything = texts(at)
+    at.text_input(key="inbox.search").input("C-KRAFT").run()
+    narrowed = texts(at)
+    assert "2 件任務 tasks" in narrowed  # Q44 and Q50 name that customer
+    assert set(open_buttons(at)) == {"inbox.open.Q44", "inbox.open.Q50"}
+    counts = next(line for line in narrowed.splitlines() if "件任務 tasks" in line)
+    assert sum(int(part.rsplit(" ", 1)[1]) for part in counts.split(" · ")[2:]) == 2
+    assert counts != next(line for line in everything.splitlines() if "件任務 tasks" in line)

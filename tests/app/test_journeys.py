@@ -9,9 +9,11 @@ from streamlit.testing.v1 import AppTest
 
 from app_pages import _session
 from services import bootstrap
+from services.approvals.handover import EngineeringResult
 from services.bootstrap import Services
-from services.core.errors import ConfirmedFieldConflict
-from tests.app.conftest import logged_in, texts
+from services.core.errors import ConfirmedFieldConflict, InvalidInput
+from services.desk.service import MAX_SUPPLEMENT_CHARS
+from tests.app.conftest import follow, links, logged_in, plain, texts, visit
 
 SUPPLEMENT = "客戶確認需要特殊檢驗，請接著處理。"
 Q43_SUPPLEMENT = (
@@ -35,46 +37,56 @@ def decide(at: AppTest, key: str, comment: str) -> AppTest:
     return at.button(key="decision.confirm").click().run()
 
 
-def cite_key(task_id: str, user: str, ref: str) -> str:
-    """The key of the task page's button opening the first citation of `ref`."""
-    principal = services().directory.principal(user)
-    draft = services().desk.task_view(principal, task_id).draft
-    assert draft is not None
-    for number, claim in enumerate(draft.claims, start=1):
-        for index, citation in enumerate(claim.citations):
-            if citation.ref == ref:
-                return f"task.cite.{number}.{index}"
-    raise AssertionError(f"{ref} is not cited")
+def run_analysis(at: AppTest, supplement: str) -> AppTest:
+    at.text_area(key="task.supplement").input(supplement)
+    return click(at, "執行分析 Run analysis")
 
 
-def test_q42_journey_from_inbox_to_approved_draft(home):
+def approve_engineering(task_id: str, **result: object) -> None:
+    engineer = services().directory.principal("a.engineer")
+    for item in services().approval_flow.current(engineer, task_id):
+        if item.kind == "engineering" and item.status == "pending":
+            services().approval_flow.decide(
+                engineer,
+                item.id,
+                approve=True,
+                comment="ok",
+                result=EngineeringResult(**result) if result else None,
+            )
+
+
+def test_q42_journey_from_inbox_to_a_completed_task(home):
     at = logged_in("a.sales")
-    at.button(key="inbox.open.Q42").click().run()
+    follow(at, "開啟 Open")  # the first row: any task; then Q42 by its own URL
+    visit(at, "task", id="Q42")
     assert [t.value for t in at.title] == ["任務 Q42"]
     confirmed = texts(at)
-    # Restored, marked as confirmed, not asked again.
-    assert "**material** = SUS304 :green-badge[已確認 confirmed]" in confirmed
-    assert "**quantity** = 1200 :green-badge[已確認 confirmed]" in confirmed
-    assert "special\\_inspection" in confirmed
+    # Restored, marked as confirmed, not asked again; fields in people's words.
+    assert "**材質 material** = SUS304 :green-badge[已確認 confirmed]" in confirmed
+    assert "**數量 quantity** = 1200 :green-badge[已確認 confirmed]" in confirmed
+    assert "special\\_inspection" not in confirmed and "特殊檢驗" in confirmed
 
-    at.text_area(key="task.supplement").input(SUPPLEMENT)
-    click(at, "執行分析 Run analysis")
+    run_analysis(at, SUPPLEMENT)
     assert not at.exception
     [status] = at.status
     assert status.state == "complete"
-    assert "awaiting_approval" in status.label
+    assert "待核准 Awaiting approval" in status.label
     steps = [m.value for m in status.markdown]
-    assert any("retrieval for" in step for step in steps)  # the run's steps, as recorded
-    assert any("finished\\: succeeded" in step for step in steps)
-    assert any("supervisor → analysis \\(memory\\-input\\@1\\)" in step for step in steps)
+    assert any(step.startswith("檢索 Retrieval — ") for step in steps)  # labelled steps
     page = texts(at)
-    assert ":orange-badge[awaiting\\_approval] · 版次 revision" in page  # the header is current
-    assert "草稿 Draft" in " ".join(s.value for s in at.subheader)
+    assert ":orange-badge[待核准 Awaiting approval] · 版次 revision" in page
+    assert "等待工程確認 6/6 項 Waiting for engineering: 6 of 6 items open" in plain(at)
+    assert "草稿 1 Draft 1" in " ".join(s.value for s in at.subheader)
+    assert ":blue-badge[等待前置項目 Waiting]" in page  # the draft waits for engineering
     assert "SOP\\-LEADTIME\\@2" in page
     assert "SOP\\-LEADTIME\\@1" not in page and "DRAFT\\-INJECT" not in page
-    assert "請提供 material" not in page  # material and quantity are not requested again
+    assert at.text_area(key="task.supplement").value == ""  # the run took it
 
-    at.button(key=cite_key("Q42", "a.sales", "SOP-LEADTIME@2")).click().run()
+    # The citation is a link to the evidence page's URL for that citation.
+    [cite] = [
+        q for label, page, q in links(at) if page == "evidence" and "LEADTIME@2" in q["cite"]
+    ][:1]
+    visit(at, "evidence", **cite)
     assert [t.value for t in at.title] == ["證據 Evidence"]
     evidence = texts(at)
     assert "**SOP\\-LEADTIME** · 版本 version **2**" in evidence
@@ -83,40 +95,122 @@ def test_q42_journey_from_inbox_to_approved_draft(home):
     highlighted = [m.value for m in at.markdown if ":orange-background[" in m.value]
     assert len(highlighted) == 1 and "標準交期 15 日" in highlighted[0]
 
-    at.switch_page("app_pages/approvals.py").run()
+    # Sales cannot approve before engineering has: the card says what it waits for.
+    visit(at, "approvals", task="Q42")
     [approve] = [b for b in at.button if b.key and b.key.startswith("approvals.approve.")]
-    decide(at, approve.key, "依 SOP v2，交期待工程確認。")
+    assert approve.disabled
+    assert "Waiting for engineering before it can be approved (6)" in plain(at)
+
+    approve_engineering("Q42", extra_working_days=3, method="三次元全檢")
+    visit(at, "task", id="Q42")
+    assert "工程項目皆已核准，待業務決定 Sales decides 草稿 1 Draft 1" in texts(at)
+    assert ":orange-badge[待決定 Pending]" in texts(at)
+
+    visit(at, "approvals", task="Q42")
+    [approve] = [b for b in at.button if b.key and b.key.startswith("approvals.approve.")]
+    assert not approve.disabled
+    decide(at, approve.key, "依 SOP v2，工程已確認。")
     assert not at.exception
-    assert [t.value for t in at.toast] == ["已核准 Q42 draft → awaiting_approval"]
+    assert [t.value for t in at.toast] == ["已核准 approved Q42 draft → 已完成 Completed"]
     assert "目前沒有待核准的草稿" in texts(at)
 
-    sales = services().directory.principal("a.sales")
-    items = {a.item_key: a for a in services().approval_flow.current(sales, "Q42")}
-    assert items["draft"].status == "approved"
-    assert items["draft"].decided_by == "a.sales"
-    assert items["draft"].comment == "依 SOP v2，交期待工程確認。"
-    # Engineering still has to confirm the inspection items: nothing completes on its own.
-    assert services().tasks.get(sales, "Q42").state.status.value == "awaiting_approval"
+    # Nothing on the task page is stale: next step, draft label and timeline are current.
+    visit(at, "task", id="Q42")
+    page = plain(at)
+    assert "已完成，無待辦事項。Completed: nothing left to do." in page
+    assert ":green-badge[已核准 Approved] · 分析結論 analysis" in page
+    assert "ready_for_review" not in page
+    assert "決定 Decision draft" in page and "依 SOP v2，工程已確認。" in page
+    assert SUPPLEMENT in page  # the whole supplement on the timeline
+    assert "extra_working_days: 3" in page
 
 
-def test_an_engineer_approves_an_inspection_item_from_the_queue(home):
+def test_an_engineer_works_from_their_own_queue_with_a_structured_result(home):
     sales = services().directory.principal("a.sales")
-    services().resumer.resume(sales, "Q42", supplement=SUPPLEMENT)
-    at = logged_in("a.engineer")
-    at.switch_page("app_pages/engineering.py").run()
+    services().desk.run(sales, "Q42", supplement=SUPPLEMENT)
+    at = logged_in("a.engineer")  # lands on their queue
+    assert [t.value for t in at.title] == ["工程確認 Engineering queue"]
+    assert "**我的佇列 My queue**: 6 項 items · 1 件任務 tasks" in texts(at)
+    assert ("開啟任務 Open task Q42", "task", {"id": "Q42"}) in links(at)
     keys = [b.key for b in at.button if b.key and b.key.startswith("engineering.approve.")]
-    assert len(keys) >= 1
-    assert "檢驗項目" in texts(at)
-    decide(at, keys[0], "可做三次元全檢。")
+    assert len(keys) == 6 and "檢驗項目" in texts(at)
+    at.button(key=keys[0]).click().run()
+    at.text_area(key="decision.comment").input("可做三次元全檢。")
+    at.number_input(key="decision.days").set_value(3)
+    at.text_input(key="decision.method").input("CMM 全尺寸")
+    at.text_area(key="decision.criteria").input("±0.01 mm")
+    at.text_input(key="decision.equipment").input("Zeiss Contura")
+    at.button(key="decision.confirm").click().run()
     assert not at.exception
     approval_id = int(keys[0].rsplit(".", 1)[1])
     decided = services().approvals.get(sales, approval_id)
-    assert (decided.status, decided.decided_by, decided.kind) == (
+    assert (decided.status, decided.decided_by, decided.result) == (
         "approved",
         "a.engineer",
-        "engineering",
+        {
+            "extra_working_days": 3,
+            "method": "CMM 全尺寸",
+            "acceptance_criteria": "±0.01 mm",
+            "equipment": "Zeiss Contura",
+        },
     )
     assert f"engineering.approve.{approval_id}" not in [b.key for b in at.button]
+    assert "我最近的決定 Decided by me (1)" in [e.label for e in at.expander]
+    # Task → queue → task: the engineer is never stuck on one task.
+    follow(at, "開啟任務 Open task Q42")
+    assert [t.value for t in at.title] == ["任務 Q42"]
+    assert "等待工程確認 5/6 項" in plain(at)
+    # The link back goes to the engineer's queue, on this task (the queue is their home page).
+    assert any(
+        label == "前往工程確認 Go to engineering" and query == {"task": "Q42"}
+        for label, _, query in links(at)
+    )
+    visit(at, "engineering", task="Q42")
+    assert [t.value for t in at.title] == ["工程確認 Engineering queue"]
+    visit(at, "task", id="Q42")  # the task page always offers another task
+    at.text_input(key="task.pick").input("Q49").run()
+    assert [t.value for t in at.title] == ["任務 Q49"]
+
+
+def test_an_engineering_rejection_sends_the_task_back_with_the_reason(home):
+    sales = services().directory.principal("a.sales")
+    services().desk.run(sales, "Q42", supplement=SUPPLEMENT)
+    at = logged_in("a.engineer")
+    keys = [b.key for b in at.button if b.key and b.key.startswith("engineering.reject.")]
+    decide(at, keys[1], "本月無治具 No fixture this month")
+    assert not at.exception
+    assert "目前沒有待確認的項目" in texts(at)  # the rest were withdrawn, nothing left
+    at = visit(logged_in("a.sales"), "task", id="Q42")
+    page = plain(at)
+    assert ":blue-badge[待補資訊 Waiting for input]" in page
+    assert "rejected by a.engineer: 本月無治具 No fixture this month" in page
+    assert ":gray-badge[已撤回 Withdrawn]" in page
+
+
+def test_an_empty_supplement_asks_first_and_a_long_one_is_refused_keeping_the_text(home):
+    at = visit(logged_in("a.sales"), "task", id="Q42")
+    assert at.text_area(key="task.supplement").value == ""
+    assert at.text_area(key="task.supplement").placeholder.startswith("貼上客戶的回覆")
+    click(at, "執行分析 Run analysis")
+    assert "沒有補充資訊，仍要分析嗎？No supplement: run the analysis anyway?" in texts(at)
+    assert not at.status  # nothing ran
+    click(at, "取消 Cancel")
+    assert "沒有補充資訊" not in texts(at)
+    assert at.text_area(key="task.supplement").max_chars == MAX_SUPPLEMENT_CHARS
+    # The service refuses a longer one too (a paste that bypasses the box, the CLI's path).
+    sales = services().directory.principal("a.sales")
+    with pytest.raises(InvalidInput, match=f"at most {MAX_SUPPLEMENT_CHARS}"):
+        services().desk.run(sales, "Q42", supplement="客" * (MAX_SUPPLEMENT_CHARS + 1))
+
+
+def test_a_refused_run_keeps_the_typed_supplement(home, monkeypatch):
+    monkeypatch.setenv("MEMDESK_TENANT_RUNS_PER_MINUTE", "1")  # the tenant's limit: one a minute
+    sales = services().directory.principal("a.sales")
+    services().desk.run(sales, "Q43", supplement=None)
+    at = visit(logged_in("a.sales"), "task", id="Q42")
+    run_analysis(at, SUPPLEMENT)
+    assert at.error, "the second run in a minute is refused"
+    assert at.text_area(key="task.supplement").value == SUPPLEMENT
 
 
 def test_rejecting_needs_a_comment(home):
@@ -133,6 +227,7 @@ def test_rejecting_needs_a_comment(home):
 def test_a_stale_decision_shows_what_changed_instead_of_a_traceback(home):
     sales = services().directory.principal("a.sales")
     services().resumer.resume(sales, "Q42", supplement=SUPPLEMENT)
+    approve_engineering("Q42")
     at = logged_in("a.sales")
     at.switch_page("app_pages/approvals.py").run()
     [approve] = [b for b in at.button if b.key and b.key.startswith("approvals.approve.")]

@@ -8,7 +8,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app_pages import _registry, _session
-from tests.app.conftest import TIMEOUT, app, as_user, logged_in, texts
+from tests.app.conftest import TIMEOUT, app, as_user, logged_in, texts, visit
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -99,19 +99,22 @@ def test_every_page_for_every_role(shared_home, role, user, page, allowed):
 
 
 @pytest.mark.parametrize(("role", "user"), list(USERS.items()))
-def test_task_and_evidence_pages_render_a_selection_for_every_role_that_has_them(
+def test_task_and_evidence_urls_open_their_object_for_every_role_that_has_them(
     shared_home, role, user
 ):
     at = logged_in(user)
-    at.session_state[_session.Keys.TASK_ID] = "Q42"
-    at.session_state[_session.Keys.EVIDENCE_ID] = "SOP-LEADTIME@2:0-20"
     for entry in _registry.entries_for(_session.services().directory.principal(user)):
-        at.switch_page(entry.path).run()
-        assert not at.exception, (entry.name, at.exception)
         if entry.name == "task":
+            visit(at, "task", id="Q42")
+            assert not at.exception, at.exception
             assert "任務 Q42" in [t.value for t in at.title]
-        if entry.name == "evidence":
+        elif entry.name == "evidence":
+            visit(at, "evidence", cite="SOP-LEADTIME@2:0-20")
+            assert not at.exception, at.exception
             assert any(":orange-background[" in m.value for m in at.markdown)
+        else:
+            at.switch_page(entry.path).run()
+            assert not at.exception, (entry.name, at.exception)
 
 
 @pytest.mark.parametrize(
@@ -184,12 +187,43 @@ def test_the_service_root_keeps_secrets_and_follows_the_store(home, monkeypatch,
     assert _session.services().settings.resolved_home == home.resolve()
 
 
-def test_another_tenants_task_on_the_task_page_is_not_found(shared_home):
+def test_another_tenants_task_reads_exactly_like_a_missing_one(shared_home):
     at = logged_in("b.sales")
-    at.session_state[_session.Keys.TASK_ID] = "Q42"
-    at.switch_page("app_pages/task.py").run()
+    visit(at, "task", id="Q42")
     assert not at.exception
     assert [e.value for e in at.error] == ["找不到 Not found: task Q42"]
     assert "SUS304" not in texts(at)
-    at.button(key="task.repick").click().run()
-    assert at.text_input(key="task.pick").value == ""
+    other = [e.value for e in visit(at, "task", id="NO-SUCH-TASK").error]
+    assert other == ["找不到 Not found: task NO\\-SUCH\\-TASK"]
+    # The picker is there to open another task: nobody is left stuck on a missing one.
+    at.text_input(key="task.pick").input("B-Q7").run()
+    assert at.query_params == {"id": "B-Q7"}
+    assert "任務 B\\-Q7" in [t.value for t in at.title]
+
+
+@pytest.mark.parametrize(
+    ("user", "page", "params", "kind", "key"),
+    [
+        ("b.sales", "evidence", {"cite": "MAIL-42@1:0-10"}, "citation", "MAIL\\-42\\@1\\:0\\-10"),
+        ("b.sales", "approvals", {"task": "Q42"}, "task", "Q42"),
+        ("b.sales", "conflicts", {"task": "Q42"}, "task", "Q42"),
+        ("a.engineer", "engineering", {"task": "B-Q7"}, "task", "B\\-Q7"),
+    ],
+)
+def test_a_link_to_an_object_one_may_not_see_says_not_found(
+    shared_home, user, page, params, kind, key
+):
+    at = visit(logged_in(user), page, **params)
+    assert not at.exception
+    assert [e.value for e in at.error] == [f"找不到 Not found: {kind} {key}"]
+
+
+def test_a_link_opened_logged_out_logs_in_and_then_shows_its_object(home):
+    at = app()
+    at.query_params = {"id": "Q42"}
+    at.run()
+    assert [t.value for t in at.title] == ["memdesk 審核台"]
+    at.text_input(key="login.user_id").input("a.sales")
+    at.text_input(key="login.password").input("memdesk-demo")
+    at.button[0].click().run()
+    assert at.query_params == {"id": "Q42"}
