@@ -42,9 +42,6 @@ class Keys:
     SESSION_EXPIRES = "auth.session_expires"  # its absolute end (epoch seconds), for the cookie
     CLEAR_COOKIE = "auth.clear_cookie"  # logged out: remove the session cookie on this run
     LOGIN_NOTICE = "auth.notice"  # why the login page is shown again (session ended)
-    TASK_ID = "view.task_id"  # the task the task page shows
-    EVIDENCE_ID = "view.evidence_id"  # the citation the evidence page shows
-    EVIDENCE_RUN = "view.evidence_run_id"  # the run whose evidence pool recorded that citation
     INBOX_PAGE = "view.inbox_page"  # 0-based page number of the inbox
     INBOX_FILTERS = "view.inbox_filters"  # the filters that page number belongs to
     TOAST = "view.toast"  # one message to toast on the next run (after a rerun)

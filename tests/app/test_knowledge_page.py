@@ -142,7 +142,7 @@ def test_a_draft_made_before_a_publication_is_flagged_stale_on_the_approvals_pag
     after = logged_in("a.sales").switch_page("app_pages/approvals.py").run()
     assert not after.exception
     page = texts(after)
-    assert "no longer current" in page and "current v3" in page and "superseded" in page
+    assert "no longer current" in page and "current v3" in page and "Superseded" in page
 
 
 def test_submitted_versions_are_brought_into_the_queue_and_published(home):

@@ -122,27 +122,42 @@ def test_url_query_parameters_do_not_log_anyone_in():
 
 
 @pytest.mark.parametrize(
-    ("user", "key", "value", "page"),
+    ("user", "page", "params"),
     [
-        ("a.sales", _session.Keys.TASK_ID, "B-Q7", "app_pages/task.py"),
-        ("a.sales", _session.Keys.EVIDENCE_ID, "B-PRICE@1:0-40", "app_pages/evidence.py"),
-        ("a.admin", _session.Keys.ADMIN_USER, "b.sales", "app_pages/admin.py"),
+        ("a.sales", "task", {"id": "B-Q7"}),
+        ("a.sales", "evidence", {"cite": "B-PRICE@1:0-40"}),
+        ("a.sales", "approvals", {"task": "B-Q7"}),
+        ("a.sales", "conflicts", {"task": "B-Q7"}),
+        ("a.engineer", "engineering", {"task": "B-Q7"}),
     ],
 )
 @console
-def test_another_tenants_ids_in_session_state_show_nothing_of_it(user, key, value, page):
+def test_another_tenants_ids_in_a_url_show_nothing_of_it(user, page, params):
     at = app()
     as_user(at, user)
-    at.session_state[key] = value
     at.session_state["tenant_id"] = "B"  # a stray key nothing reads
     at.run()
-    at = at.switch_page(page).run()
+    at.switch_page(f"app_pages/{page}.py")
+    at.query_params = {**params, "tenant_id": "B", "tenant": "B"}
+    at.run()
     assert not at.exception
     shown = texts(at)
     for secret in ("北辰", "C-BETA", "BT-FL-40", B_WORDS, "b.sales@"):
         assert secret not in shown, (page, secret)
-    if key != _session.Keys.ADMIN_USER:
-        assert "Not found" in shown or "找不到" in shown
+    assert "找不到 Not found" in shown
+
+
+@console
+def test_another_tenants_user_id_in_session_state_shows_nothing_of_it():
+    at = app()
+    as_user(at, "a.admin")
+    at.session_state[_session.Keys.ADMIN_USER] = "b.sales"
+    at.run()
+    at = at.switch_page("app_pages/admin.py").run()
+    assert not at.exception
+    shown = texts(at)
+    for secret in ("北辰", "C-BETA", "BT-FL-40", B_WORDS, "b.sales@"):
+        assert secret not in shown, secret
 
 
 @console

@@ -203,6 +203,8 @@ CASES: dict[str, Case] = {
     "desk.approval_queue": Case(lambda s, p, t: s.desk.approval_queue(p), listing=True),
     "desk.changes_since": Case(lambda s, p, t: s.desk.changes_since(p, t.task, 1), owner="a.sales"),
     "desk.open_conflicts": Case(lambda s, p, t: s.desk.open_conflicts(p), listing=True),
+    "desk.decided_by_me": Case(lambda s, p, t: s.desk.decided_by_me(p), listing=True),
+    "desk.run": Case(lambda s, p, t: s.desk.run(p, t.task, supplement=None)),
     "desk.decide": Case(
         lambda s, p, t: s.desk.decide(p, t.approval, approve=True, comment="", seen_revision=STALE),
         owner="a.sales",  # found, then StaleRevision
