@@ -29,19 +29,29 @@ if principal is None:
         _session.sync_cookie()
 else:
     home = _registry.home_for(principal)
-    sections: dict[str, list[st.Page]] = {}
-    for entry in _registry.entries_for(principal):
-        sections.setdefault(entry.section, []).append(
-            st.Page(
-                entry.path,
-                title=entry.title,
-                icon=entry.icon,
-                url_path=entry.name,
-                default=entry == home,
-            )
-        )
-    navigation = st.navigation(sections)
+    entries = _registry.entries_for(principal)
+
+    def landing() -> None:
+        # "/" goes to the role's home page by its own URL: a default page would be served only
+        # at "/", so a link to it (/engineering?task=Q42) would not resolve.
+        if home is not None:
+            st.switch_page(home.path)
+        st.info("您的角色沒有可用的頁面。Your roles open no pages.")
+
+    pages = [st.Page(landing, title="memdesk", url_path="home", default=True)]
+    pages += [
+        st.Page(entry.path, title=entry.title, icon=entry.icon, url_path=entry.name)
+        for entry in entries
+    ]
+    navigation = st.navigation(pages, position="hidden")
     with st.sidebar:
+        section = None
+        for entry in entries:
+            if entry.section != section:
+                section = entry.section
+                st.caption(section)
+            st.page_link(entry.path, label=entry.title, icon=entry.icon)
+        st.divider()
         st.caption(f"{principal.display_name or principal.user_id} · 租戶 {principal.tenant_id}")
         st.caption("角色 Roles: " + ", ".join(principal.roles))
         if st.button("登出 Log out", key="auth.logout", icon=":material/logout:"):

@@ -242,7 +242,7 @@ def draft_title(number: int | None, decision_version: int) -> str:
     return f"草稿 {number} Draft {number}" if number else f"草稿 Draft (v{decision_version})"
 
 
-def approval_card(card: ApprovalCard, *, key_prefix: str) -> None:
+def approval_card(card: ApprovalCard, *, key_prefix: str, task_link_shown: bool = True) -> None:
     """One pending approval item: what is to be decided, what it waits for, approve / reject."""
     item = card.approval
     seen = seen_revision(item.id, card.task_revision)
@@ -256,7 +256,8 @@ def approval_card(card: ApprovalCard, *, key_prefix: str) -> None:
             f"**{escape(item.task_id)}** · {escape(what)} · {badge_md(card.task_status)} · "
             f"任務版次 revision {seen}"
         )
-        task_link(item.task_id, label=f"開啟任務 Open task {item.task_id}")
+        if task_link_shown:
+            task_link(item.task_id, label=f"開啟任務 Open task {item.task_id}")
         if card.task_revision != seen:
             st.warning(
                 f"任務已更新 The task moved from revision {seen} to {card.task_revision} "

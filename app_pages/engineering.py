@@ -46,7 +46,7 @@ for shown_task, task_cards in by_task.items():
         st.subheader(f"任務 {_ui.escape(shown_task)} · {len(task_cards)} 項 items")
         _ui.task_link(shown_task, label=f"開啟任務 Open task {shown_task}")
         for card in task_cards:
-            _ui.approval_card(card, key_prefix="engineering")
+            _ui.approval_card(card, key_prefix="engineering", task_link_shown=False)
 
 decided = _ui.or_stop(lambda: services.desk.decided_by_me(principal, limit=20))
 if decided:

@@ -216,14 +216,3 @@ def test_a_link_to_an_object_one_may_not_see_says_not_found(
     at = visit(logged_in(user), page, **params)
     assert not at.exception
     assert [e.value for e in at.error] == [f"找不到 Not found: {kind} {key}"]
-
-
-def test_a_link_opened_logged_out_logs_in_and_then_shows_its_object(home):
-    at = app()
-    at.query_params = {"id": "Q42"}
-    at.run()
-    assert [t.value for t in at.title] == ["memdesk 審核台"]
-    at.text_input(key="login.user_id").input("a.sales")
-    at.text_input(key="login.password").input("memdesk-demo")
-    at.button[0].click().run()
-    assert at.query_params == {"id": "Q42"}

@@ -31,6 +31,8 @@ def submit_login(page: Page, user_id: str) -> None:
     field(page, "login.password").fill(PASSWORD)
     page.get_by_role("button", name="登入 Log in").click()
     page.locator(key("auth.logout")).wait_for()
+    # The session cookie is written by the page just rendered; a navigation must carry it.
+    page.wait_for_function("document.cookie.includes('memdesk_session=')")
 
 
 def log_out(page: Page) -> None:
@@ -41,7 +43,7 @@ def log_out(page: Page) -> None:
 
 def open_page(page: Page, title: str) -> None:
     """Open a page from the sidebar navigation (same session, so the login is kept)."""
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name=title).click()
+    page.get_by_test_id("stSidebar").get_by_role("link", name=title).click()
     expect(page.get_by_test_id("stHeading").first).to_be_visible()
 
 
@@ -75,3 +77,30 @@ def choose(page: Page, name: str, option: str) -> None:
     page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     combobox.click()
     page.get_by_role("option", name=option).first.click()
+
+
+def decide(page: Page, button: Locator, comment: str, **result: str) -> None:
+    """Click an approve/reject button, fill the confirmation dialog, confirm, see the toast."""
+    button.click()
+    dialog = page.get_by_test_id("stDialog")
+    expect(dialog).to_be_visible()
+    field(page, "decision.comment").fill(comment)
+    for name, value in result.items():
+        field(page, f"decision.{name}").fill(value)
+    dialog.locator(key("decision.confirm")).get_by_role("button").click()
+    expect(dialog).to_have_count(0)
+    expect(page.get_by_test_id("stToast").last).to_be_visible()
+
+
+def approve_all_engineering(page: Page, console: Console, task_id: str) -> None:
+    """As the engineer logged in on `page`: approve every open item of `task_id`."""
+    page.goto(f"{console.url}/engineering?task={task_id}")
+    expect(main(page).get_by_role("heading", name="工程確認 Engineering queue")).to_be_visible()
+    approve = main(page).locator("[class*='st-key-engineering-approve-']").get_by_role("button")
+    expect(approve.first).to_be_visible()
+    left = approve.count()
+    while left:
+        decide(page, approve.first, "工程確認 confirmed")
+        left -= 1
+        expect(approve).to_have_count(left)
+    expect(main(page).get_by_test_id("stAlertContentInfo").first).to_contain_text("Nothing")

@@ -95,7 +95,12 @@ def test_the_console_requests_nothing_outside_its_own_origin(page: Page, console
 
     page.on("request", watch)
     log_in(page, console, "a.sales")
-    for title in ("任務收件匣 Inbox", "待核准 Approvals", "來源衝突 Conflicts", "記憶庫 Memory Bank"):
+    for title in (
+        "任務收件匣 Inbox",
+        "待核准 Approvals",
+        "來源衝突 Conflicts",
+        "記憶庫 Memory Bank",
+    ):
         open_page(page, title)
     page.goto(f"{console.url}/task?id=Q42")
     expect(main(page).get_by_role("heading", name="任務 Q42")).to_be_visible()

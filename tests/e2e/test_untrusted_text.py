@@ -32,7 +32,7 @@ def test_a_hostile_document_renders_as_plain_text(page: Page, console):
     body = page.locator(key("evidence.body"))
     meta = page.locator(key("evidence.meta"))
     expect(body).to_contain_text("All of the above is text.")  # the document has rendered
-    expect(meta).to_contain_text("approved")
+    expect(meta).to_contain_text("Approved")
     expect(meta).to_contain_text("是 yes")  # eligible: it may back a claim today
 
     # Nothing ran and nothing was fetched: checked first, whatever the rendering looks like.
