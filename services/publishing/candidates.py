@@ -23,7 +23,7 @@ from services.core.policy import Permission, allows, require
 from services.core.principals import Principal, is_valid_acl_entry
 from services.db.engine import Database
 from services.db.models import DocumentVersion, Run
-from services.db.models_knowledge import CandidateRow
+from services.db.models_knowledge import CandidateRow, PublicationRow
 from services.publishing.diff import TextDiff, diff_texts
 from services.records import audit
 from services.records.knowledge import DocumentView, KnowledgeStore
@@ -31,6 +31,9 @@ from services.records.redaction import hidden_refs, redact, refs_in
 
 Origin = Literal["correction", "inference", "memory"]
 PENDING, APPROVED, REJECTED, PUBLISHED = "pending", "approved", "rejected", "published"
+# Replaced by a newer revision (a knowledge owner edited its title or body before publishing).
+REVISED = "revised"
+MAX_TITLE = 300
 MAX_BODY = 200_000
 
 
@@ -43,8 +46,10 @@ class MemoryQuotes(Protocol):
 class CandidateSource(BaseModel):
     model_config = ConfigDict(frozen=True)
 
-    kind: Literal["evidence", "memory", "run", "version"]  # version: a pending one adopted
+    # version: a pending one adopted; candidate: the revision this one replaced (`by` edited it)
+    kind: Literal["evidence", "memory", "run", "version", "candidate"]
     ref: str
+    by: str | None = None
     document_id: str | None = None
     version: int | None = None
     start: int | None = None
@@ -102,6 +107,26 @@ class CandidateView(BaseModel):
     decision_comment: str | None
     published_version: int | None
 
+    @property
+    def revised_from(self) -> str | None:
+        """The revision this one replaced, if it is an edit."""
+        return next((s.ref for s in reversed(self.sources) if s.kind == "candidate"), None)
+
+    @property
+    def revision(self) -> int:
+        """1 for the proposal, 2 for its first edit, and so on."""
+        return 1 + sum(1 for s in self.sources if s.kind == "candidate")
+
+
+class WaitingCounts(BaseModel):
+    """What waits for a knowledge owner, shown on landing."""
+
+    model_config = ConfigDict(frozen=True)
+
+    pending: int  # candidates to review
+    approved: int  # approved, not yet published
+    submitted: int  # pending_approval versions not yet in the queue
+
 
 class CandidateReview(BaseModel):
     """What the knowledge owner decides on: the proposal, the current text and their diff."""
@@ -114,6 +139,10 @@ class CandidateReview(BaseModel):
     base_is_current: bool  # False: another version was published since it was proposed
     can_approve: bool
     why_not: str | None
+    previous: CandidateView | None = None  # the revision this one replaced
+    revision_diff: TextDiff | None = None  # the edit: previous revision → this one
+    title_changed: bool = False
+    newer: str | None = None  # the revision that replaced this one, if any
 
 
 class CandidateService:
@@ -306,6 +335,10 @@ class CandidateService:
                 current = self._knowledge.get(
                     principal, candidate.document_id, candidate.base_version
                 )
+        previous = None
+        if candidate.revised_from is not None:
+            with contextlib.suppress(NotFound):
+                previous = self.get(principal, candidate.revised_from)
         return CandidateReview(
             candidate=candidate,
             current=current,
@@ -313,7 +346,168 @@ class CandidateService:
             base_is_current=now in (candidate.base_version, candidate.published_version),
             can_approve=refusal is None,
             why_not=str(refusal) if refusal else None,
+            previous=previous,
+            revision_diff=diff_texts(previous.body, candidate.body) if previous else None,
+            title_changed=previous is not None and previous.title != candidate.title,
+            newer=self._newer(principal, candidate.candidate_id),
         )
+
+    def waiting(self, principal: Principal) -> WaitingCounts:
+        """How many candidates and submitted versions wait for a knowledge owner."""
+        require(
+            principal, Permission.CURATE_KNOWLEDGE, "only knowledge owners see what waits for them"
+        )
+        queue = self.list(principal, statuses=[PENDING, APPROVED])
+        with self._db.read() as session:
+            adopted = {
+                str(source.get("ref"))
+                for row in session.scalars(
+                    select(CandidateRow).where(CandidateRow.tenant_id == principal.tenant_id)
+                )
+                for source in row.sources
+                if source.get("kind") == "version"
+            }
+            submitted = [
+                doc
+                for doc in session.scalars(
+                    select(DocumentVersion).where(
+                        DocumentVersion.tenant_id == principal.tenant_id,
+                        DocumentVersion.status == DocStatus.pending_approval.value,
+                    )
+                )
+                if f"{doc.document_id}@{doc.version}" not in adopted
+                and principal.can_read(tenant_id=doc.tenant_id, acl=doc.acl)
+            ]
+        return WaitingCounts(
+            pending=sum(1 for c in queue if c.status == PENDING),
+            approved=sum(1 for c in queue if c.status == APPROVED),
+            submitted=len(submitted),
+        )
+
+    def _newer(self, principal: Principal, candidate_id: str) -> str | None:
+        with self._db.read() as session:
+            for row in session.scalars(
+                select(CandidateRow).where(
+                    CandidateRow.tenant_id == principal.tenant_id,
+                    CandidateRow.document_id == candidate_document(session, candidate_id),
+                )
+            ):
+                if any(
+                    s.get("kind") == "candidate" and s.get("ref") == candidate_id
+                    for s in row.sources
+                ) and self._may_see(principal, row):
+                    return row.candidate_id
+        return None
+
+    # ---- a knowledge owner's edits -----------------------------------------------------------
+    def revise(
+        self,
+        principal: Principal,
+        candidate_id: str,
+        *,
+        title: str,
+        body: str,
+        note: str = "",
+    ) -> CandidateView:
+        """Edit a pending candidate's title and body before it is published: a new revision
+        of the candidate (the old one becomes `revised`, its diff stays reviewable). The
+        proposer stays the proposer; the edit is recorded with who made it."""
+        require(
+            principal, Permission.APPROVE_KNOWLEDGE, "only a knowledge owner may edit a candidate"
+        )
+        title, body = title.strip(), body.strip()
+        if not title:
+            raise InvalidInput("title: a candidate needs a title")
+        if len(title) > MAX_TITLE:
+            raise InvalidInput(f"title: longer than {MAX_TITLE} characters")
+        if not body:
+            raise InvalidInput("body: the candidate's text is empty")
+        if len(body) > MAX_BODY:
+            raise InvalidInput(f"body: longer than {MAX_BODY} characters")
+        with self._db.write() as session:
+            row = self._row(session, principal, candidate_id, lock=True)
+            if row.status != PENDING:
+                raise InvalidInput(
+                    f"candidate {candidate_id} is {row.status}: only a pending candidate is "
+                    "edited (withdraw an approval first)"
+                )
+            if title == row.title and body == row.body:
+                raise InvalidInput(f"candidate {candidate_id}: nothing changed")
+            source = CandidateSource(kind="candidate", ref=row.candidate_id, by=principal.user_id)
+            revision = CandidateRow(
+                candidate_id=self._ids.new("cand"),
+                tenant_id=row.tenant_id,
+                document_id=row.document_id,
+                base_version=row.base_version,
+                doc_type=row.doc_type,
+                knowledge_class=row.knowledge_class,
+                title=title,
+                body=body,
+                acl=list(row.acl),
+                language=row.language,
+                customer_id=row.customer_id,
+                origin=row.origin,
+                sources=[*row.sources, source.model_dump(mode="json")],
+                run_id=row.run_id,
+                rationale=row.rationale,
+                status=PENDING,
+                proposed_by=row.proposed_by,
+                proposed_at=self._clock.now(),
+            )
+            session.add(revision)
+            row.status = REVISED
+            self._audit(session, principal, row, "candidate.revised", PENDING, REVISED, note)
+            self._audit(
+                session,
+                principal,
+                revision,
+                "candidate.proposed",
+                None,
+                PENDING,
+                f"revision of {row.candidate_id}" + (f": {note.strip()}" if note.strip() else ""),
+            )
+            session.flush()
+            return _view(revision)
+
+    def withdraw(self, principal: Principal, candidate_id: str, *, reason: str) -> CandidateView:
+        """Take back the approval of a candidate that is not published yet: it is pending
+        again (to be edited, approved again or rejected)."""
+        require(
+            principal,
+            Permission.APPROVE_KNOWLEDGE,
+            "only a knowledge owner may withdraw an approval",
+        )
+        if not reason.strip():
+            raise InvalidInput("reason: a reason is required to withdraw an approval")
+        with self._db.write() as session:
+            row = self._row(session, principal, candidate_id, lock=True)
+            if row.status != APPROVED:
+                raise InvalidInput(f"candidate {candidate_id} is {row.status}, not approved")
+            self._refuse_while_publishing(session, row)
+            before = row.status
+            row.status = PENDING
+            row.decided_by = None
+            row.decided_at = None
+            row.decision_comment = None
+            self._audit(
+                session, principal, row, "candidate.withdrawn", before, PENDING, reason.strip()
+            )
+            return _view(row)
+
+    @staticmethod
+    def _refuse_while_publishing(session: Session, row: CandidateRow) -> None:
+        open_publication = session.scalar(
+            select(PublicationRow.publication_id).where(
+                PublicationRow.candidate_id == row.candidate_id,
+                # publisher.OPEN: a publication between writing its version and switching.
+                PublicationRow.status.in_(("version_written", "staged", "verified", "switched")),
+            )
+        )
+        if open_publication is not None:
+            raise InvalidInput(
+                f"candidate {row.candidate_id} is being published ({open_publication}); "
+                "revoke the version afterwards instead"
+            )
 
     # ---- decisions -------------------------------------------------------------------------
     def approve(
@@ -339,8 +533,13 @@ class CandidateService:
             raise InvalidInput("a reason is required to reject a candidate")
         with self._db.write() as session:
             row = self._row(session, principal, candidate_id, lock=True)
-            if row.status != PENDING:
-                raise InvalidInput(f"candidate {candidate_id} is {row.status}, not pending")
+            if row.status not in (PENDING, APPROVED):
+                raise InvalidInput(
+                    f"candidate {candidate_id} is {row.status}: only a pending or an approved, "
+                    "unpublished candidate is rejected"
+                )
+            if row.status == APPROVED:
+                self._refuse_while_publishing(session, row)
             for version in adopted_versions(session, row):  # the submitted version goes too
                 self._knowledge.transition(
                     session,
@@ -498,6 +697,12 @@ class CandidateService:
                 "comment": comment,
             },
         )
+
+
+def candidate_document(session: Session, candidate_id: str) -> str | None:
+    return session.scalar(
+        select(CandidateRow.document_id).where(CandidateRow.candidate_id == candidate_id)
+    )
 
 
 def adopted_versions(session: Session, row: CandidateRow) -> list[DocumentVersion]:

@@ -265,6 +265,15 @@ CASES: dict[str, Case] = {
     "candidates.get": Case(lambda s, p, t: s.candidates.get(p, t.candidate), owner="a.sales"),
     "candidates.review": Case(lambda s, p, t: s.candidates.review(p, t.candidate), owner="a.owner"),
     "candidates.list": Case(lambda s, p, t: s.candidates.list(p), listing=True),
+    "candidates.waiting": Case(lambda s, p, t: s.candidates.waiting(p), listing=True),
+    "candidates.revise": Case(
+        lambda s, p, t: s.candidates.revise(p, t.decided_candidate, title="probe", body="probe"),
+        owner="a.owner",  # found: it is rejected, not pending
+    ),
+    "candidates.withdraw": Case(
+        lambda s, p, t: s.candidates.withdraw(p, t.decided_candidate, reason="probe"),
+        owner="a.owner",  # found: it is rejected, not approved
+    ),
     "candidates.adopt_pending": Case(
         # Idempotent: what the queue holds after adopting is the same on every call.
         lambda s, p, t: [s.candidates.adopt_pending(p), s.candidates.list(p)][1],
