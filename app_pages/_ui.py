@@ -69,6 +69,16 @@ def escape(text: object, *, line_start: bool = True) -> str:
     return (head + newline + rest).replace("\r\n", "\n").replace("\n", "  \n")
 
 
+def code(value: object) -> str:
+    """Inline code: shown literally (no Markdown inside a code span, so nothing is escaped);
+    the fence is longer than any run of backticks in the text, and line breaks become spaces."""
+    raw = " ".join(str(value).split("\n"))
+    longest = max((len(run) for run in re.findall(r"`+", raw)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if raw.startswith("`") or raw.endswith("`") else ""
+    return f"{fence}{pad}{raw}{pad}{fence}"
+
+
 def text(value: object) -> None:
     """Show untrusted text as plain, escaped Markdown."""
     st.markdown(escape(value))

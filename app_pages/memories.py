@@ -7,6 +7,7 @@ from pydantic import ValidationError
 
 from app_pages import _session, _ui
 from app_pages._session import Keys
+from services.core.errors import MemdeskError
 from services.core.policy import Permission, allows
 from services.memory.types import ConversationEvent, Memory, MemoryPolicy, parse_scope
 from services.publishing.candidates import Proposal
@@ -69,7 +70,7 @@ def line(memory: Memory) -> str:
     hold = " :red-badge[法律保全 legal hold]" if memory.legal_hold else ""
     state = "" if memory.state == "active" else " :gray-badge[已刪除 deleted]"
     return (
-        f"**{_ui.escape(memory.fact)}** · `{_ui.escape(memory.topic)}` · r{memory.revision} "
+        f"**{_ui.escape(memory.fact)}** · {_ui.code(memory.topic)} · r{memory.revision} "
         f"· 到期 expires {expiry}{hold}{state}"
     )
 
@@ -104,7 +105,7 @@ with browse:
             current = bank.get(principal, chosen)
             with st.container(border=True, key="memories.detail"):
                 st.markdown(line(current))
-                st.markdown(f"`{_ui.escape(current.memory_id)}` · {_ui.escape(current.kind)}")
+                st.markdown(f"{_ui.code(current.memory_id)} · {_ui.escape(current.kind)}")
                 history = bank.revisions(principal, chosen)
                 for revision in history:
                     source = revision.source
@@ -170,6 +171,41 @@ with browse:
                         )
                         st.rerun()
 
+RESULT = "memories.result"  # the last preview or save, as plain values (picklable)
+
+
+def _generate(scope: dict[str, str], save: bool) -> None:
+    message = str(st.session_state.get("memories.message") or "")
+    if not message.strip():
+        st.session_state[RESULT] = {"warning": "請貼上訊息。Paste a message first."}
+        return
+    try:
+        event = ConversationEvent(
+            kind=st.session_state.get("memories.kind") or "mail",
+            author=st.session_state.get("memories.author") or "customer",
+            text=message,
+        )
+    except ValidationError as exc:
+        st.session_state[RESULT] = {"error": f"訊息無效 Invalid message: {exc.errors()[0]['msg']}"}
+        return
+    try:
+        result = bank.generate(
+            principal,
+            scope=scope,
+            events=[event],
+            dry_run=not save,
+            third_person=bool(st.session_state.get("memories.third")),
+        )
+    except MemdeskError as exc:
+        st.session_state[RESULT] = {"error": str(exc)}
+        return
+    st.session_state[RESULT] = {
+        "saved": not result.dry_run,
+        "extractor": result.extractor,
+        "changes": [[c.action, c.topic, c.fact, c.previous_fact] for c in result.changes],
+    }
+
+
 with generate:
     message = st.text_area("對話內容 Message (mail, chat, supplement)", key="memories.message")
     kind_col, author_col, person_col = st.columns(3)
@@ -179,34 +215,29 @@ with generate:
     )
     third = person_col.toggle("第三人稱 Third person", key="memories.third")
     preview_col, save_col = st.columns(2)
-    preview = preview_col.button("預覽 Preview", key="memories.preview")
-    save = save_col.button("儲存 Save", key="memories.save", type="primary")
-    if (preview or save) and message.strip():
-        with _ui.domain_errors():
-            try:
-                event = ConversationEvent(kind=kind, author=author, text=message)
-            except ValidationError as exc:
-                st.error(_ui.escape(f"訊息無效 Invalid message: {exc.errors()[0]['msg']}"))
-                st.stop()
-            result = bank.generate(
-                principal, scope=scope, events=[event], dry_run=not save, third_person=third
-            )
+    # Callbacks run before the page is drawn, so a saved memory is already in the list above.
+    preview_col.button(
+        "預覽 Preview", key="memories.preview", on_click=_generate, args=(scope, False)
+    )
+    save_col.button(
+        "儲存 Save", key="memories.save", type="primary", on_click=_generate, args=(scope, True)
+    )
+    shown = st.session_state.get(RESULT)
+    if isinstance(shown, dict):
+        if shown.get("error"):
+            st.error(_ui.escape(shown["error"]))
+        elif shown.get("warning"):
+            st.warning(shown["warning"])
+        else:
             st.markdown(
-                f"{'預覽 Preview' if result.dry_run else '已儲存 Saved'} · "
-                f"{_ui.escape(result.extractor)}"
+                f"{'已儲存 Saved' if shown.get('saved') else '預覽 Preview'} · "
+                f"{_ui.escape(shown.get('extractor', ''))}"
             )
-            if not result.changes:
+            if not shown.get("changes"):
                 st.info("沒有值得記住的內容。Nothing worth remembering.")
-            for change in result.changes:
-                was = (
-                    f" (原 was: {_ui.escape(change.previous_fact)})" if change.previous_fact else ""
-                )
-                st.markdown(
-                    f"{_ui.badge_md(change.action)} `{_ui.escape(change.topic)}` "
-                    f"{_ui.escape(change.fact)}{was}"
-                )
-    elif preview or save:
-        st.warning("請貼上訊息。Paste a message first.")
+            for action, topic, fact, previous in shown.get("changes", []):
+                was = f" (原 was: {_ui.escape(previous)})" if previous else ""
+                st.markdown(f"{_ui.badge_md(action)} {_ui.code(topic)} {_ui.escape(fact)}{was}")
 
 if admin_tab:
     with admin_tab[0], _ui.domain_errors():

@@ -124,3 +124,12 @@ def test_admins_set_granular_ttls_and_a_ttl_in_seconds_survives_a_save(home):
     at.button(key="FormSubmitter:memories.policy-儲存政策 Save policy").click().run()
     again = services.memories.config.policy(services.directory.principal("a.admin"))
     assert again == policy
+
+
+def test_a_saved_memory_is_listed_at_once_without_a_reload(home):
+    at = memories_page("a.sales")
+    assert "此範圍沒有記憶" in texts(at)
+    at = generate(at, "交期希望 20 天內。", save=True)
+    shown = texts(at)
+    assert "**交期希望 20 天內**" in shown  # the list, drawn in the same run as the save
+    assert "此範圍沒有記憶" not in shown

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app_pages._ui import escape, highlighted
+from app_pages._ui import code, escape, highlighted
 from services.desk.highlight import segments
 
 ATTACKS = [
@@ -70,3 +70,17 @@ def test_only_the_cited_span_is_wrapped_in_a_highlight_directive():
     )
     assert markdown.endswith(" 後文")
     assert markdown.count(":orange-background[") == 2
+
+
+@pytest.mark.parametrize(
+    ("value", "shown"),
+    [
+        ("explicit_instructions", "`explicit_instructions`"),
+        ("mem-3aabe53f", "`mem-3aabe53f`"),
+        ("a`b", "``a`b``"),
+        ("`x`", "`` `x` ``"),
+        ("two\nlines", "`two lines`"),
+    ],
+)
+def test_inline_code_shows_the_value_literally_without_escapes(value, shown):
+    assert code(value) == shown
