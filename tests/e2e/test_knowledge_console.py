@@ -1,36 +1,74 @@
-"""The knowledge owner in a real browser: a submitted SOP version is reviewed and published."""
+"""The knowledge owner's day in a real browser, from a shared link opened logged out with a
+reload half-way: the submitted packing SOP is edited (its draft title and approval note go),
+approved, published as a new version, and that one version is revoked through the dialog."""
 
 from __future__ import annotations
 
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.e2e.helpers import choose, fresh, key, log_in, main, open_page, settled
+from tests.e2e.helpers import choose, field, fresh, key, log_out, main, settled, submit_login
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.xdist_group("browser")]
 
 
-def test_owner_adopts_reviews_approves_and_publishes_the_packing_sop(
-    page: Page, console, screenshots
-):
-    log_in(page, console, "a.owner")
-    open_page(page, "知識審核 Knowledge")
+def test_owner_edits_approves_publishes_and_revokes_one_version(page: Page, console, screenshots):
+    page.goto(f"{console.url}/knowledge")  # the link in a colleague's message, logged out
+    submit_login(page, "a.owner")
+    expect(main(page).get_by_role("heading", name="知識審核 Knowledge")).to_be_visible()
+    waiting = main(page).get_by_test_id("stMetric")
+    expect(waiting.filter(has_text="送審中的文件版本 Submitted versions")).to_contain_text("2")
+
     page.locator(key("knowledge.adopt")).get_by_role("button").click()
     expect(page.get_by_test_id("stToast")).to_contain_text("added to the queue")
+    expect(waiting.filter(has_text="待審候選 Candidates to review")).to_contain_text("2")
     choose(page, "knowledge.pick", "SOP-PACKING")
-    inline = page.locator(key("knowledge.inline"))
-    expect(inline).to_contain_text("VCI")  # the inserted words, highlighted in the inline diff
-    expect(main(page).get_by_test_id("stDataFrame")).to_be_visible()  # side-by-side rows
-    page.screenshot(path=screenshots / "knowledge-review.png")
+    candidate = page.locator(key("knowledge.candidate"))
+    expect(candidate).to_contain_text("（修訂草案）")
+    page.wait_for_url(lambda url: "candidate=" in url)
+
+    page.reload()  # half-way: still logged in, still on this candidate
+    candidate = page.locator(key("knowledge.candidate"))
+    expect(candidate).to_contain_text("出貨包裝作業標準（修訂草案）")
+    expect(page.locator(key("knowledge.inline"))).to_contain_text("VCI")
+
+    # Edit before publishing: the draft marker leaves the title, the approval note the body.
+    candidate.get_by_text("編輯標題與內文 Edit title and body").click()
+    title = field(page, "knowledge.edit_title")
+    title.fill(title.input_value().replace("（修訂草案）", ""))
+    body = field(page, "knowledge.edit_body")
+    kept = [line for line in body.input_value().splitlines() if "待知識負責人核准" not in line]
+    body.fill("\n".join(kept).rstrip())
+    field(page, "knowledge.edit_note").fill("去掉草案標記與核准說明")
+    page.get_by_role("button", name="儲存為新修訂 Save as a new revision").click()
+    revision = page.locator(key("knowledge.revision"))
+    expect(revision).to_contain_text("本次修訂 This revision's edit")
+    expect(revision).to_contain_text("待知識負責人核准")  # struck out in the edit's diff
+    expect(page.locator(key("knowledge.candidate"))).to_contain_text("修訂 revision 2")
+    settled(page)
+    page.screenshot(path=screenshots / "knowledge.png")
 
     fresh(page, "knowledge.approve").get_by_role("button").click()
-    expect(page.get_by_test_id("stToast")).to_contain_text("已核准 Approved")
-    settled(page)
-    page.screenshot(path=screenshots / "knowledge-approved.png")
-    # The page stays scrolled down at the next pending candidate; the status picker is above.
-    choose(page, "knowledge.status", "已核准待發布 Approved")
+    expect(page.get_by_test_id("stToast").last).to_contain_text("Approved")
     fresh(page, "knowledge.publish").get_by_role("button").click()
-    status = main(page).get_by_test_id("stExpander").filter(has_text="已發布 Published")
-    expect(status).to_contain_text("SOP-PACKING@2")
-    expect(main(page).get_by_test_id("stAlertContentSuccess")).to_contain_text("superseded v1")
-    page.screenshot(path=screenshots / "knowledge-published.png")
+    # The edited text is a new version (v3); the submitted v2 is closed as published as v3.
+    expect(page.get_by_test_id("stAlertContentSuccess")).to_contain_text(
+        "已發布 Published SOP-PACKING@3", timeout=180_000
+    )
+
+    # Revoke one version: the dialog names it and what is purged.
+    page.get_by_role("tab", name="撤銷 Revoke").click()
+    choose(page, "knowledge.revoke_doc", "SOP-PACKING")
+    expect(fresh(page, "knowledge.revoke_version.SOP-PACKING")).to_contain_text("v3")
+    fresh(page, "knowledge.revoke").get_by_role("button").click()
+    dialog = page.get_by_test_id("stDialog")
+    expect(dialog).to_contain_text("SOP-PACKING@3")
+    expect(dialog).not_to_contain_text("SOP-PACKING@1")
+    expect(dialog).to_contain_text("vectors and cache entries")
+    field(page, "knowledge.revoke_reason").fill("包裝規範重新檢討")
+    dialog.locator(key("knowledge.revoke_confirm")).get_by_role("button").click()
+    expect(dialog).to_have_count(0)
+    expect(page.get_by_test_id("stToast").last).to_contain_text(
+        "Revoked SOP-PACKING v3; purge verified"
+    )
+    log_out(page)
