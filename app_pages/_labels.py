@@ -36,6 +36,7 @@ STATUS: dict[str, str] = {
     "rejected": "已退回 Rejected",
     "withdrawn": "已撤回 Withdrawn",
     "published": "已發布 Published",
+    "revised": "已修訂 Revised",
     "waiting": "等待前置項目 Waiting",
     # document versions
     "draft": "草稿 Draft",
@@ -70,22 +71,21 @@ EVENT: dict[str, str] = {
 
 # A run's steps (run_events.kind), as the task page's progress and timeline show them.
 RUN_STEP: dict[str, str] = {
+    "queued": "排入佇列 Queued",
     "claimed": "開始執行 Started",
-    "restored": "還原任務 Task restored",
-    "merged": "合併補充資訊 Supplement merged",
-    "planned": "規劃檢索 Retrieval planned",
+    "revalidated": "重新驗證證據 Evidence re-checked",
+    "supplement_merged": "合併補充資訊 Supplement merged",
     "retrieval": "檢索 Retrieval",
+    "conflicts_settled": "套用已處理的衝突 Settled conflicts applied",
     "evidence": "證據池 Evidence pool",
     "model_call": "模型呼叫 Model call",
-    "analysis": "分析 Analysis",
-    "review": "審查 Review",
     "handoff": "交接 Hand-off",
-    "checkpoint": "檢查點 Checkpoint",
-    "approval_requested": "請求核准 Approval requested",
-    "finished": "結束 Finished",
+    "resumed_from_checkpoint": "從檢查點接續 Resumed from a checkpoint",
+    "retry_scheduled": "排定重試 Retry scheduled",
+    "cancel_requested": "要求取消 Cancel requested",
     "cancelled": "已取消 Cancelled",
-    "retry": "重試 Retry",
-    "failed": "失敗 Failed",
+    "dead_lettered": "交由人工 Dead-lettered",
+    "finished": "結束 Finished",
 }
 
 # Approval item kinds, roles and other small vocabularies shown on cards.

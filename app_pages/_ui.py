@@ -159,16 +159,23 @@ def _nothing() -> Iterator[None]:
     yield
 
 
+def error_text(exc: MemdeskError) -> str:
+    """A domain error in both languages: a Chinese and English lead, then the service's own
+    message (which names the record or field), escaped."""
+    if isinstance(exc, StaleRevision):
+        return f"資料已被他人更新 Changed meanwhile — {escape(exc)}"
+    if isinstance(exc, NotFound):
+        return f"找不到 Not found: {escape(exc.kind)} {escape(exc.key)}"
+    if isinstance(exc, NotAuthorized):
+        return f"無權限 Not allowed — {escape(exc)}"
+    if isinstance(exc, InvalidInput):
+        return f"輸入有誤 Invalid input — {escape(exc)}"
+    return f"無法完成 Could not complete — {escape(exc)}"
+
+
 def show_error(exc: MemdeskError) -> None:
     """A named domain error as one `st.error` line (never a traceback)."""
-    if isinstance(exc, StaleRevision):
-        st.error(f"資料已被他人更新 Changed meanwhile — {escape(exc)}")
-    elif isinstance(exc, NotFound):
-        st.error(f"找不到 Not found: {escape(exc.kind)} {escape(exc.key)}")
-    elif isinstance(exc, NotAuthorized):
-        st.error(f"無權限 Not allowed: {escape(exc)}")
-    else:
-        st.error(escape(exc))
+    st.error(error_text(exc))
 
 
 @contextmanager
@@ -406,7 +413,7 @@ def confirm_decision(approval_id: int, approve: bool, seen: int) -> None:
             who, approval_id, approve=approve, comment=comment, seen_revision=seen, result=result
         )
     except (StaleRevision, InvalidInput) as exc:
-        st.error(f"無法決定 Could not decide — {escape(exc)}")
+        st.error(f"無法決定 Could not decide — {error_text(exc)}")
         if isinstance(exc, StaleRevision):
             changes(desk.changes_since(who, item.task_id, seen))
             st.caption("重新載入以查看最新內容。Reload to see the current draft.")

@@ -197,7 +197,7 @@ def _generate(scope: dict[str, str], save: bool) -> None:
             third_person=bool(st.session_state.get("memories.third")),
         )
     except MemdeskError as exc:
-        st.session_state[RESULT] = {"error": str(exc)}
+        st.session_state[RESULT] = {"error_html": _ui.error_text(exc)}
         return
     st.session_state[RESULT] = {
         "saved": not result.dry_run,
@@ -224,7 +224,9 @@ with generate:
     )
     shown = st.session_state.get(RESULT)
     if isinstance(shown, dict):
-        if shown.get("error"):
+        if shown.get("error_html"):
+            st.error(shown["error_html"])  # already escaped by error_text
+        elif shown.get("error"):
             st.error(_ui.escape(shown["error"]))
         elif shown.get("warning"):
             st.warning(shown["warning"])

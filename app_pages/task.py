@@ -83,7 +83,7 @@ def run_now(view: TaskView) -> TaskView:
             result = _ui.resume_with_progress(principal, task_id, supplement, write=status.write)
         except MemdeskError as exc:
             status.update(label="無法執行 Could not run", state="error")
-            st.error(_ui.escape(exc))
+            st.error(_ui.error_text(exc))
             st.session_state["task.supplement"] = supplement or ""  # keep what was typed
             return view
         failed = result.run.status != "succeeded"
@@ -94,7 +94,7 @@ def run_now(view: TaskView) -> TaskView:
             expanded=failed,
         )
         if failed and result.run.error:
-            st.error(_ui.escape(result.run.error))
+            st.error(f"分析失敗 The run failed — {_ui.escape(result.run.error)}")
     return services.desk.task_view(principal, task_id)  # what the run changed
 
 
