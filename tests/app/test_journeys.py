@@ -266,11 +266,21 @@ def test_a_source_conflict_is_settled_with_a_reason_and_audited(home):
     [choice] = [r for r in at.radio if r.key and r.key.startswith("conflicts.Q43.")]
     picked = next(option for option in choice.options if option.startswith("SOP-ANODIZE-QC@"))
     choice.set_value(picked)
+    [submit] = [b for b in at.button if b.label == "記錄決定 Record decision"]
+    submit.click().run()  # no reason yet: refused, and the choice is kept
+    assert any("reason is required" in e.value for e in at.error)
+    [choice] = [r for r in at.radio if r.key and r.key.startswith("conflicts.Q43.")]
+    assert choice.value == picked
+    # The task page shows the conflict banner while it is open ...
+    banner = visit(logged_in("a.sales"), "task", id="Q43")
+    assert "This task has conflicts to settle." in plain(banner)
     [reason] = [t for t in at.text_area if t.key and t.key.startswith("conflicts.Q43.")]
     reason.input("品保規範 SOP-ANODIZE-QC 為客戶指定")
     [submit] = [b for b in at.button if b.label == "記錄決定 Record decision"]
     submit.click().run()
     assert not at.exception
+    # ... and not once it is settled.
+    assert "This task has conflicts to settle." not in plain(visit(banner, "task", id="Q43"))
 
     [entry] = services().audit.search(admin, action="task.source_conflict_settled")
     assert entry.actor == "a.sales" and entry.subject_id == "Q43"
