@@ -101,7 +101,7 @@ def test_an_invalid_grant_is_an_error_line_not_a_traceback(home):
     at.text_input(key="admin.grant_typed").input("role:admin")
     next(b for b in at.button if b.label == "新增授權 Add grant").click().run()
     assert not at.exception
-    assert at.error[0].value.startswith("a grant looks like customer")
+    assert at.error[0].value.startswith("輸入有誤 Invalid input — a grant looks like customer")
     assert _session.services().directory.principal("a.sales").grants == ("customer:C-ACME",)
 
 
