@@ -17,9 +17,9 @@ from services.agents.gathering import Gathered
 from services.agents.resume import Resumer, ResumeResult
 from services.agents.runs import RunEventView, RunQueue, RunView
 from services.approvals.flow import ApprovalFlow, ApprovalOutcome
-from services.approvals.handover import EngineeringResult
+from services.approvals.handover import EngineeringHandover, EngineeringResult
 from services.approvals.store import ApprovalService, ApprovalView
-from services.contracts.evidence_id import parse_evidence_id
+from services.contracts.evidence_id import approval_id_of, parse_evidence_id
 from services.contracts.task_state import TaskStatus
 from services.core.clock import Clock
 from services.core.errors import InvalidInput, NotFound, StaleRevision
@@ -31,7 +31,7 @@ from services.desk.evidence import EvidenceView, evidence_view
 from services.desk.progress import Progress, Standing, draft_standing, progress
 from services.desk.timeline import TimelineRow, timeline
 from services.publishing.citations import CitationChecker, CitationStatus, cited_in
-from services.records.knowledge import KnowledgeStore
+from services.records.knowledge import DocumentView, KnowledgeStore
 from services.records.tasks import TaskEventRecord, TaskRecord, TaskService
 from services.retrieval.facts import aligned_normalize
 
@@ -159,6 +159,8 @@ class Desk:
         if parsed is None:
             raise InvalidInput(f"not a citation id: {evidence_id!r}")
         document_id, version, start, end = parsed
+        if approval_id_of(document_id) is not None:
+            return self._approval_evidence(principal, evidence_id, as_of)
         document = self._knowledge.get(principal, document_id, version)
         recorded = None
         if run_id is not None:
@@ -373,6 +375,54 @@ class Desk:
         )
 
     # ---- internals ---------------------------------------------------------------------
+    def _approval_evidence(
+        self, principal: Principal, evidence_id: str, as_of: date | None
+    ) -> EvidenceView:
+        """An engineering result cited to its approval record, shown like a document: the
+        recorded fact as the body, approved by the engineer who decided it."""
+        try:
+            fact = EngineeringHandover(approvals=self._approvals).resolve(principal, evidence_id)
+        except NotFound:
+            fact = None
+        if fact is None:
+            raise NotFound("evidence", evidence_id)
+        item = self._approvals.get(principal, approval_id_of(fact.document_id) or 0)
+        decided = item.decided_at or item.requested_at
+        record = DocumentView(
+            tenant_id=item.tenant_id,
+            document_id=fact.document_id,
+            version=fact.version,
+            doc_type="approval",
+            knowledge_class="fact",
+            status="approved",
+            valid_from=decided.date(),
+            valid_to=None,
+            language="zh-Hant",
+            title=fact.title,
+            body=fact.quote,
+            content_hash=fact.content_hash,
+            customer_id=None,
+            acl=["tenant"],
+            approved_by=item.decided_by,
+            approved_at=decided,
+            created_by=item.decided_by or "",
+            created_at=decided,
+            status_reason=item.comment,
+            legal_hold=False,
+        )
+        as_of = as_of or self._clock.now().date()
+        return evidence_view(
+            evidence_id=evidence_id,
+            document=record,
+            start=fact.start,
+            end=fact.end,
+            recorded_quote=fact.quote,
+            recorded_hash=fact.content_hash,
+            as_of=as_of,
+            eligible=True,
+            versions=[record],
+        )
+
     def _draft(self, principal: Principal, run: RunView) -> Draft:
         assert run.decision is not None
         return draft(run.run_id, run.decision, self._runs.evidence(principal, run.run_id))

@@ -308,6 +308,12 @@ def test_the_next_run_gets_engineering_results_as_evidence_cited_to_their_approv
     assert awaiting.approval_flow._retriever.resolve(sales, first).quote == cited[0]["quote"]
     with pytest.raises(NotFound):
         awaiting.approval_flow._retriever.resolve(sales, first.replace(":0-", ":1-"))
+    # The evidence page shows the record beside its text; another tenant finds nothing.
+    shown = awaiting.desk.evidence_view(sales, first)
+    assert shown.document.body == cited[0]["quote"] and shown.hash_ok and shown.quote_matches
+    assert shown.document.approved_by == "a.engineer"
+    with pytest.raises(NotFound):
+        awaiting.desk.evidence_view(principal(awaiting, "b.sales"), first)
 
 
 def items_of(services, version):
