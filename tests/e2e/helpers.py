@@ -81,6 +81,8 @@ def choose(page: Page, name: str, option: str) -> None:
 
 def decide(page: Page, button: Locator, comment: str, **result: str) -> None:
     """Click an approve/reject button, fill the confirmation dialog, confirm, see the toast."""
+    settled(page)
+    expect(page.locator("[data-stale='true']")).to_have_count(0)  # not a button of a past run
     button.click()
     dialog = page.get_by_test_id("stDialog")
     expect(dialog).to_be_visible()
@@ -98,9 +100,11 @@ def approve_all_engineering(page: Page, console: Console, task_id: str) -> None:
     expect(main(page).get_by_role("heading", name="工程確認 Engineering queue")).to_be_visible()
     approve = main(page).locator("[class*='st-key-engineering-approve-']").get_by_role("button")
     expect(approve.first).to_be_visible()
-    left = approve.count()
-    while left:
+    while True:
+        settled(page)  # count only what the finished run drew
+        left = approve.count()
+        if not left:
+            break
         decide(page, approve.first, "工程確認 confirmed")
-        left -= 1
-        expect(approve).to_have_count(left)
+        expect(approve).to_have_count(left - 1)
     expect(main(page).get_by_test_id("stAlertContentInfo").first).to_contain_text("Nothing")
