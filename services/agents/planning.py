@@ -18,7 +18,9 @@ from services.contracts.memory_input import Need, NeedSource
 from services.contracts.task_state import TaskState
 from services.language import glossary
 from services.language.sentences import (
+    asserted,
     clauses,
+    instruction_clauses,
     looks_like_instruction,
     normalize,
     numbers,
@@ -52,7 +54,11 @@ def read_supplement(state: TaskState, supplement: str | None) -> SupplementReadi
     if not supplement or not supplement.strip():
         return SupplementReading()
     parts = clauses(supplement)
-    instruction_like = [part for part in parts if looks_like_instruction(part)]
+    # A sentence that instructs is set aside whole, with whatever values it carries.
+    in_instructions = set(instruction_clauses(supplement))
+    instruction_like = [
+        part for part in parts if part in in_instructions or looks_like_instruction(part)
+    ]
     plain = [part for part in parts if part not in instruction_like]
     answers: dict[str, bool | str] = {}
     addressed: list[str] = []
@@ -94,8 +100,9 @@ def read_supplement(state: TaskState, supplement: str | None) -> SupplementReadi
 
 
 def contradictions(confirmed: dict[str, Any], text: str) -> dict[str, Any]:
-    """Confirmed field → the different value `text` states for it (none when it agrees)."""
-    parts = clauses(text)
+    """Confirmed field → the different value `text` asserts for it (none when it agrees).
+    Passages `text` quotes and references to its sources (`SOP-X v1`) are not assertions."""
+    parts = clauses(asserted(text))
     return {
         field: proposed
         for field, value in confirmed.items()

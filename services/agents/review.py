@@ -19,7 +19,7 @@ from services.contracts.decision import DecisionStatus, MemoryDecision, NextActi
 from services.contracts.memory_input import MemoryInput
 from services.core.errors import MemdeskError
 from services.core.principals import Principal
-from services.language.sentences import looks_like_instruction, looks_like_link, numbers
+from services.language.sentences import asserted, looks_like_instruction, looks_like_link, numbers
 from services.llm.ports import ModelUsage
 from services.retrieval.types import Evidence, Retriever
 
@@ -183,7 +183,7 @@ def _confirmed(decision: MemoryDecision, data: MemoryInput) -> list[str]:
     for index, claim in enumerate(decision.claims, start=1):
         for field, stated in contradictions(data.task.confirmed, claim.text).items():
             confirmed = data.task.confirmed[field]
-            if isinstance(confirmed, int | float) and not _CHANGE.search(claim.text):
+            if isinstance(confirmed, int | float) and not _CHANGE.search(asserted(claim.text)):
                 continue  # quoted procedures state thresholds ("3,000 件以上"), not the order's
             problems.append(
                 f"claim {index} states {field} {stated!r}, but {data.task.confirmed[field]!r} "
