@@ -128,6 +128,22 @@ _REFERENCE = re.compile(
 )
 
 
+# Closed-class words by which a clause qualifies another: an exception (但, 惟, 例外, 除…外, 有…者,
+# unless, except) or a condition (…時，, 若, 如果, if, when), or a rule declared not to apply.
+_QUALIFIER = re.compile(
+    r"但|惟|例外|除[^。；;，,]{0,40}?(?:外|以外)|有[^。；;]{0,40}?者|[時时]\s*[，,：:]"
+    r"|若|倘|如果|如有|不(?:直接|得)?(?:適用|适用)"
+    r"|\bunless\b|\bexcept(?:ions?)?\b|\bif\b|\bwhen(?:ever)?\b|\bprovided\s+that\b"
+    r"|\b(?:does|do|shall|will)\s+not\s+apply\b|\bnot\s+applicable\b",
+    re.IGNORECASE,
+)
+
+
+def qualifies(text: str) -> bool:
+    """Whether a clause states an exception to, or a condition on, a rule."""
+    return bool(_QUALIFIER.search(normalize(text)))
+
+
 def asserted(text: str) -> str:
     """What a claim itself asserts: its text without the passages it quotes and without the
     references to its sources (`SOP-X v1`, `DOC@2:0-40`). A value named inside a quote is the

@@ -53,6 +53,13 @@ class FakeRetriever:
             return POOL[evidence_id]
         raise NotFound("evidence", evidence_id)
 
+    def units(self, principal, document_id, version, *, as_of=None):
+        """Each pooled quote stands for its whole document here."""
+        found = [e for e in POOL.values() if (e.document_id, e.version) == (document_id, version)]
+        if not found:
+            raise NotFound("evidence", f"{document_id}@{version}")
+        return found
+
 
 DATA = MemoryInput(
     task=InputTask(
@@ -110,6 +117,7 @@ def test_a_grounded_decision_passes_every_check():
         "history_not_commitment",
         "not_inference_only",
         "no_instructions",
+        "exceptions_respected",
     }
 
 
