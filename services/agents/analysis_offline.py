@@ -166,8 +166,10 @@ def _answering(need: Need, evidence: dict[str, InputEvidence]) -> list[tuple[Inp
     for item in (evidence[eid] for eid in need.evidence_ids if eid in evidence):
         if item.knowledge_class not in _CLAIMABLE:
             continue
-        # A question about one spec (SUS304, Ti-6Al-4V) is answered only by text naming it.
-        folded = normalize(item.quote).lower()
+        # A question about one spec (SUS304, Ti-6Al-4V) is answered only by text naming it: the
+        # span, or the title of the document it belongs to (a procedure for SUS420J2 need not
+        # repeat the grade in each sentence).
+        folded = normalize(f"{item.title} {item.quote}").lower()
         if any(value.lower() not in folded for value in need.scope):
             continue
         text = _quotable(item.quote, need)

@@ -205,6 +205,20 @@ def plan_needs(
     return needs
 
 
+def _query_words(key: str, clauses_: list[str]) -> list[str]:
+    """What the person's words add to a search for `key`. For a glossary topic: the topic's own
+    phrases they use (硬陽極 narrows 表面處理) and the identifiers they name, never the rest of
+    the sentence: "客戶詢問…與交期" would make retrieval look for 客戶 and 詢問, words no
+    procedure needs to contain. A field the glossary does not know has only their words."""
+    if key not in glossary.GLOSSARY:
+        return clauses_
+    text = normalize(" ".join(clauses_))
+    folded = text.lower()
+    words = [phrase for phrase in glossary.term(key).phrases if phrase.lower() in folded]
+    words += _IDENTIFIER.findall(text)
+    return list(dict.fromkeys(words))
+
+
 def _need(
     state: TaskState,
     key: str,
@@ -217,7 +231,10 @@ def _need(
 ) -> Need:
     entry = glossary.term(key)
     scope = [str(state.confirmed[field]) for field in entry.scope if field in state.confirmed]
-    query = " ".join([glossary.search_phrase(key), *scope, *clauses_]).strip()
+    words = _query_words(key, clauses_)
+    phrase = glossary.search_phrase(key, chinese=chinese)
+    words = [word for word in words if word.lower() not in phrase.lower()]
+    query = " ".join(dict.fromkeys([phrase, *scope, *words])).strip()
     return Need(
         key=key,
         label=glossary.label(key, chinese=chinese),
