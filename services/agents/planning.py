@@ -21,6 +21,7 @@ from services.language.sentences import (
     asserted,
     clauses,
     instruction_clauses,
+    is_cjk,
     looks_like_instruction,
     normalize,
     numbers,
@@ -231,10 +232,12 @@ def _need(
 ) -> Need:
     entry = glossary.term(key)
     scope = [str(state.confirmed[field]) for field in entry.scope if field in state.confirmed]
-    words = _query_words(key, clauses_)
     phrase = glossary.search_phrase(key, chinese=chinese)
-    words = [word for word in words if word.lower() not in phrase.lower()]
-    query = " ".join(dict.fromkeys([phrase, *scope, *words])).strip()
+    # A confirmed value narrows the search when it names a thing (SUS304) or is written in the
+    # query's language; "passivation" in a Chinese query is a word no Chinese span contains.
+    narrowing = [v for v in scope if glossary.is_identifier(v) or is_cjk(v) == chinese]
+    words = [w for w in _query_words(key, clauses_) if w.lower() not in phrase.lower()]
+    query = " ".join(dict.fromkeys([phrase, *narrowing, *words])).strip()
     return Need(
         key=key,
         label=glossary.label(key, chinese=chinese),
