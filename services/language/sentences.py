@@ -128,20 +128,33 @@ _REFERENCE = re.compile(
 )
 
 
-# Closed-class words by which a clause qualifies another: an exception (但, 惟, 例外, 除…外, 有…者,
-# unless, except) or a condition (…時，, 若, 如果, if, when), or a rule declared not to apply.
-_QUALIFIER = re.compile(
-    r"但|惟|例外|除[^。；;，,]{0,40}?(?:外|以外)|有[^。；;]{0,40}?者|[時时]\s*[，,：:]"
-    r"|若|倘|如果|如有|不(?:直接|得)?(?:適用|适用)"
-    r"|\bunless\b|\bexcept(?:ions?)?\b|\bif\b|\bwhen(?:ever)?\b|\bprovided\s+that\b"
-    r"|\b(?:does|do|shall|will)\s+not\s+apply\b|\bnot\s+applicable\b",
+# Closed-class words by which a clause qualifies a rule. An exception says so itself (但, 惟, 例外,
+# 除…外, 有…者, unless, except); a condition (…時，, 若, 如果, if, when) qualifies a rule only when
+# it sets something aside (不…適用, 另…, not, instead): "對客戶回覆交期時，須註明…" adds a step,
+# "特殊檢驗時，不直接適用標準交期" replaces the rule.
+_EXCEPTION = re.compile(
+    r"但|惟|例外|除[^。；;，,]{0,40}?(?:外|以外)|有[^。；;]{0,40}?者|不(?:直接|得)?(?:適用|适用)"
+    r"|\bunless\b|\bexcept(?:ions?)?\b|\b(?:does|do|shall|will)\s+not\s+apply\b"
+    r"|\bnot\s+applicable\b",
+    re.IGNORECASE,
+)
+_CONDITION = re.compile(
+    r"[時时]\s*[，,：:]|若|倘|如果|如有|\bif\b|\bwhen(?:ever)?\b|\bprovided\s+that\b",
+    re.IGNORECASE,
+)
+_SETS_ASIDE = re.compile(
+    r"不|非|無|无|未|另|毋|勿|\bnot?\b|n't\b|\binstead\b|\bseparately\b|\bother(?:wise)?\b",
     re.IGNORECASE,
 )
 
 
 def qualifies(text: str) -> bool:
-    """Whether a clause states an exception to, or a condition on, a rule."""
-    return bool(_QUALIFIER.search(normalize(text)))
+    """Whether a clause states an exception to a rule, or a condition under which something
+    the rule says does not hold."""
+    folded = normalize(text)
+    if _EXCEPTION.search(folded):
+        return True
+    return bool(_CONDITION.search(folded) and _SETS_ASIDE.search(folded))
 
 
 def asserted(text: str) -> str:
