@@ -135,7 +135,7 @@ def the_special_inspection_exception_replaces_the_standard_lead_time(resumed, lo
         if eid.startswith("SOP-LEADTIME@2:") and int(eid.split(":")[1].split("-")[0]) == section
     ]
     assert exception, [c["text"] for c in claims]
-    claim, eid = exception[0]
+    claim, _ = exception[0]
     assert "不直接適用標準交期" in claim["text"]
     assert "標準交期 15 日" not in json.dumps(claims, ensure_ascii=False)  # the rule set aside
 

@@ -173,7 +173,8 @@ def test_every_span_that_answers_a_need_is_claimed_once():
     items = [
         evidence("SOP-SURF@1:0-40", "SUS316L 表面處理：鈍化依本標準辦理。"),
         evidence("SOP-EN@1:0-60", "Surface treatment of SUS316L parts is passivation to A967."),
-        evidence("SOP-SURF@1:0-40", "SUS316L 表面處理：鈍化依本標準辦理。"),  # again, by another need
+        # the same span again, as another need retrieved it
+        evidence("SOP-SURF@1:0-40", "SUS316L 表面處理：鈍化依本標準辦理。"),
         evidence("MAIL@1:0-30", "客戶詢問 SUS316L 表面處理", "history"),
     ]
     needs = [
