@@ -183,9 +183,7 @@ def sentences_with_spans(text: str) -> list[tuple[int, int]]:
 
 # List enumerators ("1. ", "2、", "(3)") number items; they state no amount. They open a line,
 # follow a label ("需工程確認：1. …") or open a quotation (「5. 出口包裝…」).
-_ENUMERATOR = re.compile(
-    r"(?m)(?:^|[：:「『“‘\"])\s*\d{1,2}\s*[.)、．](?![\d.])|[（(]\d{1,2}[)）]"
-)
+_ENUMERATOR = re.compile(r"(?m)(?:^|[：:「『“‘\"])\s*\d{1,2}\s*[.)、．](?![\d.])|[（(]\d{1,2}[)）]")
 
 
 def numbers(text: str) -> set[Decimal]:
