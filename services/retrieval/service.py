@@ -82,11 +82,17 @@ class RetrievalService:
         candidates = self._ranked(active, view, block, analysis)
         timings["rank_ms"] = _since(started) - timings["eligible_ms"]
         vector_z = {c.chunk_id: c.vector_z for c in candidates}
-        profile = answerability.profile(query, view.document_frequency, len(view.rows))
+        vector_rank = {c.chunk_id: c.vector_rank for c in candidates}
+        texts = [block.matched[int(r)] for r in view.rows]
+        found = [block.units[int(r)] for r in view.rows]
+        profile = answerability.profile(
+            query, lambda unit: answerability.document_frequency(unit, texts, found), len(texts)
+        )
         with _Verifier(self._db, principal, as_of) as verifier:
             chunks, dropped = self._verify(verifier, candidates, by_id, block, k=k)
             evidence = _narrow(chunks, verifier, profile)
-            assessment = _judge(query, profile, evidence, vector_z)
+            sections = {c.chunk_id: c.quote for c in chunks}
+            assessment = _judge(query, profile, evidence, (vector_z, vector_rank), sections)
             conflicts, evidence = find_conflicts(
                 evidence,
                 verifier.lookup,
@@ -99,7 +105,8 @@ class RetrievalService:
                 k=k,
             )
         if conflicts:  # partners may have joined the evidence
-            assessment = _judge(query, profile, evidence, vector_z)
+            sections |= {e.chunk_id: e.quote for e in evidence if e.chunk_id not in sections}
+            assessment = _judge(query, profile, evidence, (vector_z, vector_rank), sections)
         status = (
             "insufficient_evidence"
             if not assessment.sufficient
@@ -456,11 +463,21 @@ def _narrow(chunks: list[Evidence], verifier: _Verifier, profile: QueryProfile) 
 
 
 def _judge(
-    query: str, profile: QueryProfile, evidence: list[Evidence], vector_z: dict[str, float]
+    query: str,
+    profile: QueryProfile,
+    evidence: list[Evidence],
+    vectors: tuple[dict[str, float], dict[str, int | None]],
+    sections: dict[str, str],
 ) -> Assessment:
+    """Each span is judged with the section it was cut from (its chunk and title)."""
     verdicts = {
         e.evidence_id: answerability.judge(
-            profile, e.quote, e.title, vector_z=vector_z.get(e.chunk_id, 0.0)
+            profile,
+            e.quote,
+            e.title,
+            section=sections.get(e.chunk_id, e.quote),
+            vector_z=vectors[0].get(e.chunk_id, 0.0),
+            vector_rank=vectors[1].get(e.chunk_id),
         )
         for e in evidence
     }
