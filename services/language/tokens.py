@@ -112,7 +112,13 @@ _EN_STOPWORDS_TEXT = """
     no not nor only own same such too very just also again once more most other others much many
     few lot lots get gets got tell please one ones use used using like still yet up down out off
     now currently current usually typically normally generally often quickly soon long ever
-    never always thing things stuff"""
+    never always thing things stuff
+    isn aren wasn weren don doesn didn won wouldn couldn shouldn hasn haven hadn let
+    someone something anyone anything everyone everything somebody anybody nobody nothing
+    say says said tell tells told ask asks asked want wants wanted give gives gave given
+    get getting make makes made take takes took taken go goes going went gone come comes came
+    know knows knew think thinks see sees saw seem seems look looks way ok okay yes hi hello
+    thanks thank kind regards dear etc"""
 EN_STOPWORDS = frozenset(_EN_STOPWORDS_TEXT.split())
 
 

@@ -1,0 +1,136 @@
+"""When retrieved evidence answers a query, and what is missing when it does not.
+
+The rule (documented in README "Retrieval"):
+
+1. Every identifier the query names (SUS304, PN-7731-B, Q42) must appear in the evidence.
+2. Some evidence item must be *relevant*:
+   * it names every identifier of the query, and mentions a majority of the query's content
+     terms that can be compared with it: identifiers always, words only when written in the
+     item's script (a Chinese term counts when at least half of its characters appear;
+     Traditional and Simplified are folded together);
+   * when nothing can be compared (an English SOP for a Chinese question without identifiers,
+     or the reverse) and no other item matched by words, its vector similarity must stand out:
+     at least two standard deviations above the mean over everything the principal may read
+     (a statistic of the ranking; no similarity value is ever shown or used as a confidence).
+3. The query's most distinctive unit (services.retrieval.answerability: the heaviest by IDF over
+   the principal's eligible set among those the knowledge uses at all, 電鍍 in 「電鍍外包前置時間」)
+   must be in a relevant item written in its script.
+4. If the question asks for a type of answer (a date, a duration, money, a count, a percentage,
+   a person: services.language.answer_types), a relevant item must state one:
+   「首件檢驗報告要收多少錢」 is not answered by a procedure that mentions the report but no fee.
+Similarity never decides on its own except across scripts, and then only as a rank.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Container
+from dataclasses import dataclass
+
+from services.language import answer_types
+from services.language import tokens as text_analysis
+from services.language.tokens import Term
+
+# A CJK term counts as found when at least half of its characters are (see Term.coverage).
+TERM_SHARE = 0.5
+# Across scripts only the embedding can compare: its pick must be an outlier among everything
+# the principal may read (two standard deviations, the conventional cut-off).
+OUTLIER_Z = 2.0
+
+
+@dataclass(frozen=True)
+class Assessment:
+    sufficient: bool
+    missing: list[str]
+    relevant: frozenset[str]  # evidence ids judged relevant (the ones conflicts are read from)
+    by_vector_only: frozenset[str]  # relevant only as the vector signal's first choice
+
+
+@dataclass(frozen=True)
+class Item:
+    """The returned citations of one document version, as relevance sees them together."""
+
+    evidence_ids: tuple[str, ...]
+    text: str  # normalised title + quotes
+    units: Container[str]  # text_analysis.TextUnits of `text`, or a unit_set
+    quote: str  # the quotes, in rank order
+    section: str  # the chunks the quotes were cut from (answer types are read here)
+    vector_z: float  # best standing of its chunks in the vector signal (see Candidate.vector_z)
+
+
+def term_found(term: Term, text: str, units: Container[str]) -> bool:
+    if term.kind == "identifier":
+        return text_analysis.contains_identifier(text, term.text)
+    return term.coverage(units) >= TERM_SHARE
+
+
+def assess(query: str, items: list[Item], *, distinctive: str | None = None) -> Assessment:
+    """`distinctive`: the query's heaviest unit among those the principal's knowledge uses
+    (answerability.QueryProfile); a relevant item in its script must contain it."""
+    terms = text_analysis.content_terms(query)
+    identifiers = [t for t in terms if t.kind == "identifier"]
+    words = [t for t in terms if t.kind != "identifier"]
+    if not items:
+        return Assessment(
+            sufficient=False,
+            missing=[t.display for t in terms] or [query.strip()],
+            relevant=frozenset(),
+            by_vector_only=frozenset(),
+        )
+    missing_ids = [t for t in identifiers if not any(term_found(t, i.text, i.units) for i in items)]
+    verdicts = {i.evidence_ids: _relevant(i, words, identifiers, distinctive) for i in items}
+    if any(v == "lexical" for v in verdicts.values()):
+        # Words matched somewhere: the vector's pick in another language adds nothing then.
+        verdicts = {key: v if v == "lexical" else None for key, v in verdicts.items()}
+    relevant = [i for i in items if verdicts[i.evidence_ids]]
+    unanswered = [
+        kind
+        for kind in answer_types.asked(query)
+        if not any(answer_types.states(kind, i.section) for i in relevant)
+    ]
+    sufficient = not missing_ids and bool(relevant) and not unanswered
+    missing: list[str] = []
+    if not sufficient:
+        missing = [t.display for t in missing_ids]
+        found_anywhere = relevant or items
+        missing += [
+            t.display
+            for t in words
+            if not any(term_found(t, i.text, i.units) for i in found_anywhere)
+        ]
+        missing += [f"a stated {name}" for name in unanswered]
+        if not missing:
+            missing = [t.display for t in words] or [query.strip()]
+    return Assessment(
+        sufficient=sufficient,
+        missing=list(dict.fromkeys(missing)),
+        relevant=frozenset(e for i in relevant for e in i.evidence_ids),
+        by_vector_only=frozenset(
+            e for i in relevant if verdicts[i.evidence_ids] == "vector" for e in i.evidence_ids
+        ),
+    )
+
+
+def _relevant(
+    item: Item, words: list[Term], identifiers: list[Term], distinctive: str | None
+) -> str | None:
+    """ "lexical" or "vector" when the item is relevant (and how), else None."""
+    if not all(term_found(t, item.text, item.units) for t in identifiers):
+        return None
+    script = text_analysis.script_of(item.quote)
+    if distinctive and _unit_script(distinctive) == script and distinctive not in item.text:
+        return None  # the question's most distinctive term is not there
+    # Identifiers are the same in every language; words only in their own script.
+    checkable = identifiers + [t for t in words if _script(t) == script]
+    if checkable:
+        found = sum(term_found(t, item.text, item.units) for t in checkable)
+        return "lexical" if found * 2 > len(checkable) else None
+    return "vector" if item.vector_z >= OUTLIER_Z else None
+
+
+def _script(term: Term) -> str:
+    return "cjk" if re.search(f"[{text_analysis.CJK}]", term.text) else "latin"
+
+
+def _unit_script(unit: str) -> str:
+    return "cjk" if re.search(f"[{text_analysis.CJK}]", unit) else "latin"

@@ -1,0 +1,83 @@
+"""The sufficiency rule: identifiers, a majority of comparable terms, the distinctive unit, the
+vector across scripts, and the type of answer a question asks for."""
+
+from __future__ import annotations
+
+from services.language import tokens as text
+from services.retrieval.relevance import Item, assess
+
+
+def item(body: str, *, title: str = "", z: float = 0.0, eid: str = "DOC@1:0-10") -> Item:
+    normalized = text.normalize(f"{title}\n{body}")
+    return Item(
+        evidence_ids=(eid,),
+        text=normalized,
+        units=text.unit_set(normalized),
+        quote=body,
+        section=body,
+        vector_z=z,
+    )
+
+
+def test_evidence_mentioning_the_question_terms_is_sufficient() -> None:
+    result = assess("標準交期是幾天", [item("新版：標準交期 15 日；特殊檢驗另評估。")])
+    assert result.sufficient and result.missing == []
+
+
+def test_no_evidence_is_insufficient_and_names_what_is_missing() -> None:
+    result = assess("鈦合金零件的加工交期", [])
+    assert not result.sufficient
+    assert "钛合金零件" in result.missing
+
+
+def test_a_missing_identifier_makes_evidence_insufficient() -> None:
+    result = assess("PN-7731-B 的孔距公差", [item("PN-7731-C 長槽孔槽寬公差 ±0.02 mm。")])
+    assert not result.sufficient
+    assert "PN-7731-B" in result.missing
+
+
+def test_a_neighbouring_topic_without_the_asked_concept_is_insufficient() -> None:
+    result = assess(
+        "艾克美合約的保固期多長？", [item("付款條件：月結 60 日。", title="付款條件作業規定")]
+    )
+    assert not result.sufficient
+    assert "保固期" in result.missing
+
+
+def test_a_question_asking_for_money_needs_an_amount() -> None:
+    procedure = item("檢驗報告格式：本公司標準格式或客戶指定格式（如 FAI 首件報告）。")
+    assert not assess("首件檢驗報告（FAI）要收多少錢？", [procedure]).sufficient
+    priced = item("首件檢驗報告（FAI）每份 NT$ 3,500。")
+    assert assess("首件檢驗報告（FAI）要收多少錢？", [priced]).sufficient
+
+
+def test_across_scripts_only_an_outlier_vector_match_counts() -> None:
+    english = "The calibration interval for handheld gauges is 6 months."
+    assert assess("手持量具的校正週期是多久？", [item(english, z=3.1)]).sufficient
+    assert not assess("手持量具的校正週期是多久？", [item(english, z=1.2)]).sufficient
+
+
+def test_words_matched_in_the_same_script_outrank_a_foreign_vector_pick() -> None:
+    result = assess(
+        "What disposition options does the MRB have for nonconforming parts?",
+        [
+            item(
+                "The Material Review Board decides on disposition options for parts.", eid="A@1:0-1"
+            ),
+            item("鹽霧試驗時數為 72 小時。", z=4.0, eid="B@1:0-1"),
+        ],
+    )
+    assert result.sufficient
+    assert result.relevant == frozenset({"A@1:0-1"})
+
+
+def test_an_item_without_the_distinctive_unit_is_not_relevant() -> None:
+    heat = item("熱處理外包前置時間為 7 個工作日。", title="熱處理外包作業")
+    assert assess("電鍍外包前置時間", [heat]).sufficient
+    result = assess("電鍍外包前置時間", [heat], distinctive="电镀")
+    assert not result.sufficient
+
+
+def test_the_distinctive_unit_counts_only_in_its_own_script() -> None:
+    english = item("Outsourced plating lead time is 10 working days.", z=3.0)
+    assert assess("電鍍外包前置時間", [english], distinctive="电镀").sufficient
