@@ -41,7 +41,7 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         MONEY,
         re.compile(
-            r"多少钱|几(?:块)?钱|多少元|几元|价格|价钱|费用|收费|单价|报价|"
+            r"多少钱|几(?:块)?钱|多少元|几元|价格|价钱|费用|收费|单价|"
             r"how much (?:does|do|is|are|was|were|will|would|should|did)\b|"
             r"\bprices?\b|\bcosts?\b|\bfees?\b|\bcharges?\b"
         ),
@@ -119,9 +119,14 @@ _STATES: dict[str, re.Pattern[str]] = {
 # A person: a name in Latin script (two capitalised words), or Chinese name-like runs next to a
 # role word. Recognising every name is beyond a rule; a span with a role word or a capitalised
 # name is accepted, everything else is left to the other features.
-_PERSON_LATIN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z.]+)+\b")
+_PERSON_LATIN = re.compile(
+    r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z.]+)+\b|\b(?:manager|engineer|officer|director|department|"
+    r"team|supervisor|owner|board|committee|inspector|buyer|customer)s?\b",
+    re.IGNORECASE,
+)
 _PERSON_CJK = re.compile(
     r"先生|女士|小姐|教授|博士|总统|主席|部长|经理|主任|负责人|创始人|作者|导演|演员|歌手|"
+    r"[\u4e00-\u9fff](?:部|处|科|组|室|课|中心|委员会|主管|人员|工程师|专员)|"
     r"[\u4e00-\u9fff]{2,4}(?:说|表示|指出|担任|出任|任命|出生|创立|创办|发明|提出|主演|执导)"
 )
 

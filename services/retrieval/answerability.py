@@ -4,20 +4,20 @@ Nothing here depends on a corpus's wording. The features of a query against one 
 document's title) are:
 
 * **term coverage weighted by IDF over the principal's eligible set**: the query's content units
-  (CJK bigrams without function characters, stemmed words, identifiers) each weigh their
-  inverse document frequency among the chunks the principal may read now, so a word every
+  (identifiers, stemmed English words, Chinese words from a general-purpose segmenter) each weigh
+  their inverse document frequency among the chunks the principal may read now, so a word every
   document uses weighs little and the name of the thing asked about weighs most. A unit no
-  eligible chunk contains keeps the highest weight (nothing the principal may read can answer
-  it). Chinese has no spaces, so a CJK bigram whose two characters both belong to other bigrams
-  of the query straddles two words (面處 in 表面處理) and is left out;
-* **the most distinctive unit must be covered**: the heaviest unit of the query (電鍍 in
-  「電鍍外包前置時間」) has to be in the span or its title;
+  eligible chunk contains keeps the highest weight;
+* **the most distinctive unit must be covered**: the heaviest unit of the query that the
+  principal's knowledge uses at all (電鍍 in 「電鍍外包前置時間」) has to be in the span or its
+  title;
 * **identifiers** (part numbers, specs) must all be there;
 * **the answer type**: a question that asks for a date (calendar, relative or weekday, Chinese
   or English), a duration, an amount of money, a count, a percentage or a person needs a span
   that states one (recognisers in services.language.answer_types);
 * **across scripts**, where words cannot be compared, the embedding's rank: the span's chunk must
-  stand out among everything the principal may read (two standard deviations).
+  be the embedding's first choice among everything the principal may read, or stand out from it
+  by two standard deviations.
 
 A span answers when it has every identifier, the distinctive unit and the asked answer type, and
 its weighted coverage reaches COVERAGE_THRESHOLD, fitted on one public dataset and validated on
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 
 from services.language import answer_types
@@ -78,25 +78,51 @@ class QueryProfile:
 
 
 def profile(query: str, document_frequency: Callable[[str], int], size: int) -> QueryProfile:
-    """Weigh the query's units by IDF among `size` eligible chunks."""
-    units = sorted(text_analysis.key_units(query))
-    df = {unit: document_frequency(unit) for unit in units}
-    ceiling = _idf(0, size)
-    weights: dict[str, float] = {}
-    for unit in units:
-        if _straddles(unit, units):
-            continue  # 「鍍外」 in 「電鍍外包」: both characters belong to the words around it
-        weights[unit] = _idf(df[unit], size) if df[unit] else ceiling
-    identifiers = tuple(text_analysis.identifiers(query))
-    distinctive = max(weights, key=lambda u: (weights[u], u)) if weights else None
+    """Weigh the query's content units by IDF among `size` eligible chunks."""
+    units: list[str] = []
+    df: dict[str, int] = {}
+    for unit in query_units(query):
+        frequency = document_frequency(unit)
+        parts = [unit] if frequency or not _CJK.match(unit) or len(unit) < 3 else []
+        if not parts:
+            # A longer Chinese word the knowledge never writes whole (保固期 where it says
+            # 保固): its two-character parts that do occur stand for it.
+            parts = [unit[i : i + 2] for i in range(len(unit) - 1)]
+            parts = [p for p in parts if document_frequency(p)] or [unit]
+        for part in parts:
+            if part not in df:
+                df[part] = frequency if part == unit else document_frequency(part)
+                units.append(part)
+    # A unit no eligible chunk contains weighs the most (IDF at df 0): nothing the principal
+    # may read says it, so the rest of the question must be covered all the better.
+    weights = {unit: _idf(df[unit], size) for unit in units}
+    known = [u for u in units if df[u] > 0]
+    # Only what the principal's knowledge uses can be distinctive.
+    distinctive = max(known, key=lambda u: (weights[u], u)) if known else None
     return QueryProfile(
         query=query,
         weights=weights,
-        identifiers=identifiers,
+        identifiers=tuple(text_analysis.identifiers(query)),
         distinctive=distinctive,
         asked=answer_types.asked(query),
         script=text_analysis.script_of(query),
     )
+
+
+def query_units(query: str) -> list[str]:
+    """The query's content units: identifiers, stemmed content words, and Chinese words from a
+    general-purpose segmenter (content parts of speech only, two characters or more)."""
+    found = list(text_analysis.identifiers(query))
+    norm = text_analysis.without_quantities(text_analysis.normalize(query))
+    for ident in found:  # an identifier is one unit, not the words inside it
+        norm = re.sub(rf"(?<![a-z0-9]){re.escape(ident)}(?![a-z0-9])", " ", norm)
+    found += [w for w in text_analysis.content_words(norm) if w not in found]
+    return found
+
+
+def document_frequency(unit: str, texts: Sequence[str], units: Sequence[Container[str]]) -> int:
+    """In how many of the chunks (normalised texts with their units) `unit` is present."""
+    return sum(_present(unit, text, found) for text, found in zip(texts, units, strict=True))
 
 
 @dataclass(frozen=True)
@@ -107,18 +133,30 @@ class SpanVerdict:
     by_vector: bool = False
 
 
-def judge(query: QueryProfile, span: str, title: str, *, vector_z: float) -> SpanVerdict:
-    """Whether one span (read with its document's title) answers the query."""
-    text = text_analysis.normalize(f"{title}\n{span}")
+def judge(
+    query: QueryProfile,
+    span: str,
+    title: str,
+    *,
+    section: str,
+    vector_z: float,
+    vector_rank: int | None = None,
+) -> SpanVerdict:
+    """Whether one span answers the query: the words are read in the section the span was cut
+    from (with the document's title: a question names its context, which a one-sentence span
+    need not repeat); the answer type must be stated in the span itself."""
+    text = text_analysis.normalize(f"{title}\n{section}")
     found = text_analysis.TextUnits.of(text)
     missing_ids = tuple(
         i.upper() for i in query.identifiers if not text_analysis.contains_identifier(text, i)
     )
-    comparable = {u: w for u, w in query.weights.items() if _comparable(u, span)}
+    comparable = {u: w for u, w in query.weights.items() if _comparable(u, section)}
     if not comparable or sum(comparable.values()) < 0.5 * query.total:
         # Another script: words cannot be compared; identifiers and the embedding can.
         types_ok = all(answer_types.states(t, span) for t in query.asked)
-        answers = not missing_ids and types_ok and vector_z >= OUTLIER_Z
+        # The embedding's own first choice, or an outlier among everything readable.
+        chosen = vector_rank == 1 or vector_z >= OUTLIER_Z
+        answers = not missing_ids and types_ok and chosen
         return SpanVerdict(answers, 0.0, missing_ids, by_vector=answers)
     covered = sum(w for u, w in comparable.items() if _present(u, text, found))
     coverage = covered / sum(comparable.values())
@@ -151,32 +189,27 @@ def _idf(df: int, size: int) -> float:
     return math.log(1 + (size - df + 0.5) / (df + 0.5))
 
 
-def _straddles(unit: str, units: list[str]) -> bool:
-    if len(unit) != 2 or not all(_CJK.fullmatch(ch) for ch in unit):
-        return False
-    others = [u for u in units if u != unit and len(u) == 2 and _CJK.match(u)]
-    return all(any(ch in other for other in others) for ch in unit)
-
-
-def _present(unit: str, text: str, found: text_analysis.TextUnits) -> bool:
+def _present(unit: str, text: str, found: Container[str]) -> bool:
+    if _CJK.match(unit):
+        return unit in text  # a Chinese word is present where its characters stand together
     if text_analysis.identifiers_in(unit) == [unit]:
         return text_analysis.contains_identifier(text, unit)
     return unit in found
 
 
-def _comparable(unit: str, span: str) -> bool:
-    """Identifiers compare across languages; words only within their own script."""
+def _comparable(unit: str, section: str) -> bool:
+    """Identifiers compare across languages; words only where the section writes that
+    language (a Chinese SOP naming SUS304 and CNC does not write English)."""
     if text_analysis.identifiers_in(unit) == [unit]:
         return True
-    unit_script = "cjk" if _CJK.search(unit) else "latin"
-    return unit_script == text_analysis.script_of(span) or _mixed(span)
-
-
-def _mixed(span: str) -> bool:
-    """A span carrying enough of both scripts compares words of either."""
-    cjk = len(_CJK.findall(span))
-    latin = len(re.findall(r"[A-Za-z]", span))
-    return cjk >= 4 and latin >= 8
+    if _CJK.search(unit):
+        return len(_CJK.findall(section)) >= MIN_SCRIPT_CHARS
+    words = [w for w in _LATIN_WORD.findall(section) if not any(c.isdigit() for c in w)]
+    return len(words) >= MIN_LATIN_WORDS
 
 
 _CJK = re.compile(f"[{text_analysis.CJK}]")
+_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9-])[A-Za-z]{3,}(?![A-Za-z0-9-])")
+# How much of a language a section must write for words of that language to be compared.
+MIN_SCRIPT_CHARS = 10
+MIN_LATIN_WORDS = 4

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
@@ -40,6 +39,7 @@ from services.retrieval.eligibility import (
 from services.retrieval.embedders import Vectors
 from services.retrieval.index import IndexManager
 from services.retrieval.ranking import Candidate, QueryAnalysis, rank
+from services.retrieval.relevance import Assessment, Item, assess
 from services.retrieval.types import Evidence, RetrievalResult
 
 MAX_K = 100
@@ -82,11 +82,15 @@ class RetrievalService:
         candidates = self._ranked(active, view, block, analysis)
         timings["rank_ms"] = _since(started) - timings["eligible_ms"]
         vector_z = {c.chunk_id: c.vector_z for c in candidates}
-        profile = answerability.profile(query, view.document_frequency, len(view.rows))
+        texts = [block.matched[int(r)] for r in view.rows]
+        found = [block.units[int(r)] for r in view.rows]
+        profile = answerability.profile(
+            query, lambda unit: answerability.document_frequency(unit, texts, found), len(texts)
+        )
         with _Verifier(self._db, principal, as_of) as verifier:
             chunks, dropped = self._verify(verifier, candidates, by_id, block, k=k)
             evidence = _narrow(chunks, verifier, profile)
-            assessment = _judge(query, profile, evidence, vector_z)
+            assessment = _judge(query, profile, evidence, block, vector_z)
             conflicts, evidence = find_conflicts(
                 evidence,
                 verifier.lookup,
@@ -99,7 +103,7 @@ class RetrievalService:
                 k=k,
             )
         if conflicts:  # partners may have joined the evidence
-            assessment = _judge(query, profile, evidence, vector_z)
+            assessment = _judge(query, profile, evidence, block, vector_z)
         status = (
             "insufficient_evidence"
             if not assessment.sufficient
@@ -429,14 +433,6 @@ class _Verifier:
         )
 
 
-@dataclass(frozen=True)
-class Assessment:
-    sufficient: bool
-    missing: list[str]
-    relevant: frozenset[str]  # evidence ids of spans that answer (conflicts are read from them)
-    by_vector_only: frozenset[str]  # spans that answer only as the embedding's outlier pick
-
-
 def _narrow(chunks: list[Evidence], verifier: _Verifier, profile: QueryProfile) -> list[Evidence]:
     """Each verified chunk hit becomes the minimal span of it that answers the query best."""
     current = verifier.lookup([e.document_id for e in chunks])
@@ -456,35 +452,30 @@ def _narrow(chunks: list[Evidence], verifier: _Verifier, profile: QueryProfile) 
 
 
 def _judge(
-    query: str, profile: QueryProfile, evidence: list[Evidence], vector_z: dict[str, float]
+    query: str,
+    profile: QueryProfile,
+    evidence: list[Evidence],
+    block: TenantBlock,
+    vector_z: dict[str, float],
 ) -> Assessment:
-    verdicts = {
-        e.evidence_id: answerability.judge(
-            profile, e.quote, e.title, vector_z=vector_z.get(e.chunk_id, 0.0)
+    """Relevance reads each document's returned spans with the chunks they were cut from."""
+    by_doc: dict[str, list[Evidence]] = {}
+    for e in evidence:
+        by_doc.setdefault(e.ref, []).append(e)
+    items = []
+    for parts in by_doc.values():
+        rows = list(dict.fromkeys(block.row_of[e.chunk_id] for e in parts))
+        items.append(
+            Item(
+                evidence_ids=tuple(e.evidence_id for e in parts),
+                text="\n".join(block.matched[r] for r in rows),
+                units=text_analysis.TextUnits.joined(block.units[r] for r in rows),
+                quote="\n".join(e.quote for e in parts),
+                section="\n".join(block.texts[r] for r in rows),
+                vector_z=max(vector_z.get(e.chunk_id, 0.0) for e in parts),
+            )
         )
-        for e in evidence
-    }
-    answering = [e for e in evidence if verdicts[e.evidence_id].answers]
-    if answering:
-        return Assessment(
-            sufficient=True,
-            missing=[],
-            relevant=frozenset(e.evidence_id for e in answering),
-            by_vector_only=frozenset(
-                e.evidence_id for e in answering if verdicts[e.evidence_id].by_vector
-            ),
-        )
-    if not evidence:
-        missing = [profile.display(u) for u in profile.weights] or [query.strip()]
-    else:
-        closest = max(verdicts.values(), key=lambda v: (v.coverage, -len(v.missing)))
-        missing = [profile.display(u) for u in closest.missing] or [query.strip()]
-    return Assessment(
-        sufficient=False,
-        missing=list(dict.fromkeys(missing)),
-        relevant=frozenset(),
-        by_vector_only=frozenset(),
-    )
+    return assess(query, items, distinctive=profile.distinctive)
 
 
 def _evidence(doc: Verified, *, chunk_id: str, start: int, end: int, rank: int) -> Evidence:
