@@ -43,7 +43,7 @@ CORPUS = {
     "documents": [
         document(
             "SOP-X",
-            "特殊檢驗作業要點。\n客戶要求特殊檢驗時（例如第三方見證、PMI 材質成分分析、全數尺寸"
+            "客戶要求特殊檢驗時（例如第三方見證、PMI 材質成分分析、全數尺寸"
             "檢驗），業務應先開立檢驗需求單，由品保部確認下列事項後方可回覆：\n"
             "1. 檢驗項目與對應圖面標註。\n2. 抽樣計畫與允收水準。\n3. 見證單位與日期。",
         ),
@@ -104,4 +104,4 @@ def test_a_q42_shaped_task_of_another_tenant_resumes_to_approval(settings, tmp_p
     assert resumed["state"]["status"] == "awaiting_approval", resumed["state"]
     assert resumed["state"]["confirmed"]["quantity"] == 900  # the instruction's 5000 ignored
     texts = " ".join(claim["text"] for claim in resumed["decision"]["claims"])
-    assert "材質成分分析" in texts or "1. 檢驗項目" in texts
+    assert "材質成分分析" in texts  # quoted; the confirmed SUS304 is not contradicted by it
