@@ -153,8 +153,9 @@ class Gatherer:
     ) -> Gathered:
         carried = self._revalidate(principal, run, as_of)
         # The task's own documents and its recorded next step say what the work is about.
-        context = [*self._task_documents(principal, state), state.next_step or ""]
-        needs = plan_needs(state, reading, run.supplement, context)
+        documents = self._task_documents(principal, state)
+        notes = (state.next_step,) if state.next_step else ()
+        needs = plan_needs(state, reading, run.supplement, documents, notes=notes)
         pool: dict[str, Evidence] = {}
         conflicts: list[InputConflict] = []
         final: list[Need] = []

@@ -154,10 +154,14 @@ def plan_needs(
     reading: SupplementReading,
     supplement: str | None,
     task_documents: list[str],
+    *,
+    notes: tuple[str, ...] = (),
 ) -> list[Need]:
     """What to search for: pending work and confirmed requirements first (required), then topics
     the supplement asks about (required), then topics the task's own documents raise (context
-    only: their absence does not make evidence insufficient)."""
+    only: their absence does not make evidence insufficient). `notes` (the task's recorded next
+    step) raise topics too, but never decide the task's language: they are the system's words
+    ("retry scheduled after: …"), not the customer's."""
     chinese = glossary.prefers_chinese(supplement, *task_documents)
     plain = [
         part for part in clauses(supplement or "") if part not in set(reading.instruction_like)
@@ -198,7 +202,8 @@ def plan_needs(
             _need(state, topic, chinese=chinese, clauses_=about, required=True, source="supplement")
         )
     known = {need.key for need in needs} | set(state.confirmed) | set(reading.answers)
-    context = [key for key in glossary.topics_in(" ".join(task_documents)) if key not in known]
+    raised = " ".join([*task_documents, *notes])
+    context = [key for key in glossary.topics_in(raised) if key not in known]
     for topic in context[:MAX_CONTEXT_NEEDS]:
         needs.append(
             _need(state, topic, chinese=chinese, clauses_=[], required=False, source="mentioned")

@@ -200,7 +200,8 @@ def test_a_revoked_citation_fails_review_and_cannot_be_approved(drafted):
 def test_a_draft_whose_cited_body_was_edited_under_its_hash_cannot_be_approved(drafted):
     s = drafted
     draft = _draft(s)
-    cited = draft.payload["citations"][0]
+    # The inspection SOP is cited (its own sentences and list lines); edit its body in place.
+    cited = next(c for c in draft.payload["citations"] if c["document_id"] == "SOP-INSPECTION")
     edit_body_keeping_hash(s, cited["document_id"], cited["version"], "確認單", "確認表")
     with pytest.raises(InvalidInput, match="no longer holds"):
         s.approval_flow.decide(sales(s), draft.id, approve=True)
