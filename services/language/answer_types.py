@@ -41,9 +41,10 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         MONEY,
         re.compile(
-            r"多少钱|几(?:块)?钱|多少元|几元|价格|价钱|费用|收费|单价|"
+            r"多少钱|几(?:块)?钱|多少元|几元|价格|价钱|费用|收费|单价|附加费|加价|折扣|费率|"
             r"how much (?:does|do|is|are|was|were|will|would|should|did)\b|"
-            r"\bprices?\b|\bcosts?\b|\bfees?\b|\bcharges?\b"
+            r"\bprices?\b|\bcosts?\b|\bfees?\b|\b(?:sur)?charges?\b|\bdiscounts?\b|"
+            r"\bmarkups?\b"
         ),
     ),
     (
@@ -135,5 +136,8 @@ def states(kind: str, text: str) -> bool:
     """Whether `text` states an answer of this kind."""
     if kind == PERSON:
         return bool(_PERSON_LATIN.search(text) or _PERSON_CJK.search(normalize(text)))
+    folded = normalize(text)
+    if kind == MONEY and _STATES[PERCENTAGE].search(folded):
+        return True  # a surcharge, discount or markup is often a share of the price
     pattern = _STATES.get(kind)
-    return bool(pattern and pattern.search(normalize(text)))
+    return bool(pattern and pattern.search(folded))

@@ -41,8 +41,6 @@ COVERAGE_THRESHOLD = 0.6
 # Across scripts only the embedding can compare: its pick must be an outlier among everything
 # the principal may read (two standard deviations, the conventional cut-off).
 OUTLIER_Z = 2.0
-# Units weighing at least this share of the heaviest one are the query's distinctive terms.
-DISTINCTIVE_SHARE = 0.8
 
 
 @dataclass(frozen=True)
@@ -59,14 +57,6 @@ class QueryProfile:
     @property
     def total(self) -> float:
         return sum(self.weights.values())
-
-    def distinctive_units(self) -> frozenset[str]:
-        """The query's heaviest units (within DISTINCTIVE_SHARE of the heaviest): what facts
-        must be about to be compared for a conflict."""
-        if not self.weights:
-            return frozenset()
-        top = max(self.weights.values())
-        return frozenset(u for u, w in self.weights.items() if w >= DISTINCTIVE_SHARE * top)
 
     def display(self, unit: str) -> str:
         """A unit as the question wrote it (units are folded to Simplified, lower case)."""

@@ -96,7 +96,7 @@ class RetrievalService:
                 verifier.lookup,
                 relevant=assessment.relevant,
                 by_vector_only=assessment.by_vector_only,
-                query_units=profile.distinctive_units(),
+                query_units=text_analysis.key_units(query),
                 candidates=candidates[: VERIFY_DEPTH * k],
                 by_id=by_id,
                 matched_text=lambda chunk_id: block.matched[block.row_of[chunk_id]],

@@ -200,9 +200,11 @@ def test_a_revoked_citation_fails_review_and_cannot_be_approved(drafted):
 def test_a_draft_whose_cited_body_was_edited_under_its_hash_cannot_be_approved(drafted):
     s = drafted
     draft = _draft(s)
-    # The inspection SOP is cited (its own sentences and list lines); edit its body in place.
-    cited = next(c for c in draft.payload["citations"] if c["document_id"] == "SOP-INSPECTION")
-    edit_body_keeping_hash(s, cited["document_id"], cited["version"], "確認單", "確認表")
+    cited = draft.payload["citations"][0]
+    # Change one character inside the cited span itself (a span is a sentence or a clause).
+    quote = s.retrieval.resolve(sales(s), cited["evidence_id"], as_of=AS_OF).quote
+    old = next(ch for ch in quote if "\u4e00" <= ch <= "\u9fff")
+    edit_body_keeping_hash(s, cited["document_id"], cited["version"], old, "〇")
     with pytest.raises(InvalidInput, match="no longer holds"):
         s.approval_flow.decide(sales(s), draft.id, approve=True)
     with pytest.raises(InvalidInput):
