@@ -220,8 +220,8 @@ def resume_with_progress(
     return _session.services().desk.run(principal, task_id, supplement=supplement, on_event=show)
 
 
-def _short(text: str, limit: int = 160) -> str:
-    """A quote's opening for a list; the evidence page shows it whole, at its offsets."""
+def _short(text: str, limit: int) -> str:
+    """The opening of an item's text for a one-line list (its card shows it whole)."""
     return text if len(text) <= limit else text[:limit].rstrip() + "…"
 
 
@@ -235,7 +235,9 @@ def draft_claims(draft: Draft, *, key_prefix: str) -> None:
             for index, citation in enumerate(claim.citations):
                 label = f"{citation.ref} [{citation.start}–{citation.end}]"
                 history = " :violet-badge[歷史 history — 僅供比較]" if citation.is_history else ""
-                quote = f" 「{escape(_short(citation.quote))}」" if citation.quote else ""
+                # A citation is a span (a sentence, clause or list item): shown whole, so the
+                # line that supports the claim is always visible.
+                quote = f" 「{escape(citation.quote)}」" if citation.quote else ""
                 left, right = st.columns([5, 1], vertical_alignment="center")
                 left.markdown(f":material/format_quote: **{escape(label)}**{history}{quote}")
                 with right:

@@ -78,8 +78,12 @@ def test_sales_takes_q42_from_a_shared_link_to_completed(
     draft.scroll_into_view_if_needed()  # Streamlit's main area scrolls, not the page
     page.screenshot(path=screenshots / "task-draft.png")
 
-    # The citation is a link to its evidence page.
-    claim = draft.locator("[class*='st-key-task-claim-']").filter(has_text="SOP-LEADTIME@2").first
+    # The citation is a link to its evidence page. The draft states the special-inspection
+    # exception of SOP-LEADTIME v2's section 三, not the standard 15 days it sets aside.
+    claim = (
+        draft.locator("[class*='st-key-task-claim-']").filter(has_text="不直接適用標準交期").first
+    )
+    expect(claim).to_contain_text("SOP-LEADTIME@2")
     claim.locator("[class*='st-key-task-cite-']").first.get_by_role("link").click()
     body = page.locator(key("evidence.body"))
     expect(body).to_contain_text("15")
@@ -88,7 +92,8 @@ def test_sales_takes_q42_from_a_shared_link_to_completed(
     expect(meta).to_contain_text("SOP-LEADTIME")
     expect(meta).to_contain_text("已核准 Approved")
     highlighted = body.locator("span[class*='Background'], span[style*='background']")
-    expect(highlighted.first).to_contain_text("15")
+    expect(highlighted.first).to_be_visible()
+    expect(highlighted.first).to_contain_text("不直接適用標準交期")
     page.screenshot(path=screenshots / "evidence.png")
 
     # Engineering decides its items in its own browser; the draft waits for them.
