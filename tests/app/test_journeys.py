@@ -346,9 +346,8 @@ def test_a_draft_refused_by_review_shows_its_reasons_on_the_task_page(home):
     )
     assert result.state.status.value == "blocked"
     reasons = result.run.review["reasons"]
-    at = logged_in("a.sales")
-    at.button(key="inbox.open.Q42").click().run()
+    at = visit(logged_in("a.sales"), "task", id="Q42")
     assert not at.exception
     page = texts(at)
-    assert "審查未通過" in page and "blocked" in page
+    assert "審查未通過" in page and "受阻 Blocked" in page
     assert all(f"- {_ui.escape(reason)}" in page for reason in reasons)
