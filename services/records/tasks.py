@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
 from services.contracts.task_state import TaskState, TaskStatus, can_transition
@@ -22,7 +22,7 @@ from services.core.policy import Permission, require
 from services.core.principals import Principal
 from services.db.engine import Database
 from services.db.models import TaskCheckpoint, TaskEvent, TaskRow, Tenant
-from services.records import audit
+from services.records import audit, holds
 
 _UNSET: Any = object()
 
@@ -398,13 +398,38 @@ class TaskService:
     def set_legal_hold(
         self, principal: Principal, task_id: str, *, hold: bool, reason: str
     ) -> TaskRecord:
+        """The same hold as `memdesk holds set --type task`: one row in the hold table (lifting
+        lifts every active hold of the task), with the task's own flag kept in step."""
         require(principal, Permission.ADMINISTER, "only an admin may set or lift a legal hold")
         if not reason.strip():
             raise InvalidInput("a reason is required for a legal hold change")
+        reason = reason.strip()
         with self._db.write() as session:
-            row = self._row(session, principal, task_id)
-            row.legal_hold = hold
-            row.legal_hold_reason = reason if hold else None
+            row = self._row(session, principal, task_id, lock=True)
+            if hold:
+                changed = [
+                    holds.place(
+                        session,
+                        self._clock,
+                        tenant_id=row.tenant_id,
+                        record_type="task",
+                        record_id=task_id,
+                        reason=reason,
+                        actor=principal.user_id,
+                    )
+                ]
+            else:
+                changed = holds.lift_all(
+                    session,
+                    self._clock,
+                    tenant_id=row.tenant_id,
+                    record_type="task",
+                    record_id=task_id,
+                    actor=principal.user_id,
+                    reason=reason,
+                )
+            still = holds.active(session, row.tenant_id, "task", task_id)
+            self.mark_hold(row, held=bool(still), reason=still[0].reason if still else None)
             audit.record(
                 session,
                 clock=self._clock,
@@ -413,9 +438,25 @@ class TaskService:
                 action="legal_hold.set" if hold else "legal_hold.lifted",
                 subject_type="task",
                 subject_id=task_id,
+                after_ref=",".join(f"hold:{h.id}" for h in changed) or None,
                 detail={"reason": reason},
             )
             return _record(row)
+
+    def lock_for_hold(self, session: Session, tenant_id: str, task_id: str) -> TaskRow:
+        """The task row under a row lock, for a hold to be recorded in the caller's unit of work.
+        A purge holding the lock first has deleted it by the time this returns: NotFound."""
+        row = session.get(
+            TaskRow, (tenant_id, task_id), populate_existing=True, with_for_update=True
+        )
+        if row is None:
+            raise NotFound("task", task_id)
+        return row
+
+    @staticmethod
+    def mark_hold(row: TaskRow, *, held: bool, reason: str | None) -> None:
+        row.legal_hold = held
+        row.legal_hold_reason = reason if held else None
 
     def purge_expired(
         self,
@@ -426,7 +467,11 @@ class TaskService:
         tenant_id: str | None = None,
     ) -> PurgeReport:
         """Remove completed tasks past their expiry. Incomplete or held tasks are never touched;
-        the audit log keeps its entries (it is append-only)."""
+        the audit log keeps its entries (it is append-only).
+
+        The expired rows are locked before the holds are read, and each DELETE carries the hold
+        condition itself: a hold that committed first always wins, and a hold arriving while
+        its task is being purged waits for the lock and then finds no task (NotFound)."""
         now = now or self._clock.now()
         query = select(TaskRow).where(
             TaskRow.status == TaskStatus.completed.value,
@@ -438,14 +483,32 @@ class TaskService:
         removed: list[str] = []
         held: list[str] = []
         with self._db.write() as session:
-            for row in session.scalars(query):
+            rows = session.scalars(
+                query.order_by(TaskRow.tenant_id, TaskRow.task_id).with_for_update()
+            ).all()
+            on_hold = holds.held_ids(session, "task")
+            for row in rows:
                 key = f"{row.tenant_id}/{row.task_id}"
-                if row.legal_hold:
+                if row.legal_hold or (row.tenant_id, row.task_id) in on_hold:
+                    held.append(key)
+                    continue
+                if dry_run:
+                    removed.append(key)
+                    continue
+                gone = session.execute(
+                    delete(TaskRow)
+                    .where(
+                        TaskRow.tenant_id == row.tenant_id,
+                        TaskRow.task_id == row.task_id,
+                        TaskRow.legal_hold.is_(False),
+                        ~holds.active_hold_exists("task", TaskRow.tenant_id, TaskRow.task_id),
+                    )
+                    .execution_options(synchronize_session=False)
+                ).rowcount  # type: ignore[attr-defined]
+                if gone != 1:
                     held.append(key)
                     continue
                 removed.append(key)
-                if dry_run:
-                    continue
                 audit.record(
                     session,
                     clock=self._clock,
@@ -459,7 +522,6 @@ class TaskService:
                         "expired_at": as_utc(row.expires_at).isoformat() if row.expires_at else None
                     },
                 )
-                session.delete(row)
         return PurgeReport(dry_run=dry_run, removed=removed, kept_on_hold=held)
 
     def reschedule_expiry(self, session: Session, *, tenant_id: str) -> int:
@@ -486,8 +548,15 @@ class TaskService:
 
     # ---- internals ---------------------------------------------------------------------
     @staticmethod
-    def _row(session: Session, principal: Principal, task_id: str) -> TaskRow:
-        row = session.get(TaskRow, (principal.tenant_id, task_id), populate_existing=True)
+    def _row(
+        session: Session, principal: Principal, task_id: str, *, lock: bool = False
+    ) -> TaskRow:
+        row = session.get(
+            TaskRow,
+            (principal.tenant_id, task_id),
+            populate_existing=True,
+            with_for_update=lock or None,
+        )
         if row is None:
             raise NotFound("task", task_id)
         return row

@@ -66,6 +66,11 @@ A_QUERY = "標準交期 15 日 特殊檢驗 SUS304 艾克美 ACME 不鏽鋼"
 STALE = 10**6
 
 
+def _in_write(s: Services, work: Callable[[Any], Any]) -> Any:
+    with s.db.write() as session:
+        return work(session)
+
+
 def _scope(t: Targets) -> dict[str, str]:
     return {**MEMORY_SCOPE, "task_id": t.task}
 
@@ -232,6 +237,15 @@ CASES: dict[str, Case] = {
         lambda s, p, t: s.memories.set_legal_hold(p, t.memory, hold=True, reason="probe"),
         owner="a.admin",
     ),
+    "memories.mark_legal_hold": Case(
+        # The flag as the retention service sets it inside its own unit of work (the memory is
+        # under legal hold already, so the owner's call changes nothing).
+        lambda s, p, t: _in_write(
+            s,
+            lambda session: s.memories.mark_legal_hold(session, p, t.memory, held=True, reason="x"),
+        ),
+        owner="a.admin",
+    ),
     "memories.create": Case(lambda s, p, t: None),  # see test_a_memory_in_the_same_scope_key...
     "memories.generate": Case(
         # A dry run in the same scope key: nothing of A's may be consolidated against.
@@ -383,6 +397,8 @@ SYSTEM = {
     "retention.register": "composition root wiring",
     "retention.register_copies": "composition root wiring",
     "memories.purge_expired": "retention job (CLI purge-expired)",
+    "tasks.lock_for_hold": "inside the retention service's hold unit of work (tenant given)",
+    "tasks.mark_hold": "inside the retention service's hold unit of work (row given)",
     "memories.extractor_name": "configuration read (which extractor runs)",
     "accounts.*": "login and the CLI's account management: before any principal exists",
 }
