@@ -343,18 +343,7 @@ class Publisher:
             superseded = []
             for version in live:
                 old = _version_row(session, pub.tenant_id, pub.document_id, version)
-                self._knowledge.transition(
-                    session,
-                    old,
-                    target=DocStatus.superseded,
-                    actor=actor,
-                    reason=f"superseded by {pub.document_id}@{pub.version}",
-                )
-                # The record of when it stopped applying (valid_to is exclusive).
-                if old.valid_from < new.valid_from and (
-                    old.valid_to is None or old.valid_to > new.valid_from
-                ):
-                    old.valid_to = new.valid_from
+                self._knowledge.supersede(session, old, new, actor=actor)
                 superseded.append(version)
             cand = session.get(CandidateRow, pub.candidate_id)
             assert cand is not None

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from services.contracts.ids import require_grant, require_id
 from services.core.clock import Clock, as_utc
 from services.core.errors import InvalidInput, NotAuthorized, NotFound
 from services.core.policy import ROLES
@@ -135,8 +136,9 @@ class Accounts:
         unknown = sorted(set(roles) - set(ROLES))
         if unknown or not roles:
             raise InvalidInput(f"roles must be some of {list(ROLES)}, got {roles}")
-        if not user_id.strip():
-            raise InvalidInput("user id must not be empty")
+        require_id(user_id, kind="user_id")
+        for grant in grants or []:
+            require_grant(grant)
         with self._db.write() as session:
             if session.get(Tenant, tenant_id) is None:
                 raise NotFound("tenant", tenant_id)

@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
 
+from services.contracts.ids import require_id
 from services.contracts.task_state import TaskState, TaskStatus, can_transition
 from services.core.clock import Clock, as_utc
 from services.core.errors import (
@@ -201,8 +202,7 @@ class TaskService:
         status: TaskStatus = TaskStatus.created,
     ) -> TaskRecord:
         _require_writer(principal)
-        if not task_id.strip():
-            raise InvalidInput("task_id must not be empty")
+        require_id(task_id, kind="task_id")
         with self._db.write() as session:
             row = self.insert_row(
                 session,
@@ -228,6 +228,12 @@ class TaskService:
         if session.get(TaskRow, (tenant_id, state.task_id)) is not None:
             raise InvalidInput(f"task {state.task_id} already exists")
         now = self._clock.now()
+        completed_at = expires_at = None
+        if state.status == TaskStatus.completed:
+            # A task that arrives completed (a corpus import) starts its retention clock at its
+            # last update, so purge-expired applies to it like to one completed here.
+            completed_at = as_utc(state.updated_at) if state.updated_at else now
+            expires_at = completed_at + timedelta(days=self._retention_days(session, tenant_id))
         row = TaskRow(
             tenant_id=tenant_id,
             task_id=state.task_id,
@@ -241,6 +247,8 @@ class TaskService:
             created_by=actor,
             created_at=state.created_at or now,
             updated_at=state.updated_at or now,
+            completed_at=completed_at,
+            expires_at=expires_at,
         )
         session.add(row)
         session.flush()
