@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import ColumnElement, Select, func, select
+from sqlalchemy import ColumnElement, Select, event, func, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
@@ -139,43 +139,47 @@ def record(
 ) -> None:
     """Append one entry inside the caller's unit of work (it commits or rolls back with it).
 
-    The entry is chained to its tenant's previous one: the tenant's head row is locked until
-    the caller commits, so two writers of one tenant never fork the chain."""
-    # The detail as it will read back from the JSON column, so the hash verifies later.
-    plain = json.loads(json.dumps(detail or {}, ensure_ascii=False))
-    head = _lock_head(session, tenant_id)
-    at = clock.now()
-    seq = head.seq + 1
-    digest = entry_digest(
-        tenant_id=tenant_id,
-        seq=seq,
-        at=at,
-        actor=actor,
-        action=action,
-        subject_type=subject_type,
-        subject_id=subject_id,
-        before_ref=before_ref,
-        after_ref=after_ref,
-        detail=plain,
-        prev_hash=head.entry_hash,
-    )
-    session.add(
-        AuditEntry(
-            at=at,
-            tenant_id=tenant_id,
-            actor=actor,
-            action=action,
-            subject_type=subject_type,
-            subject_id=subject_id,
-            before_ref=before_ref,
-            after_ref=after_ref,
-            detail=plain,
-            seq=seq,
-            prev_hash=head.entry_hash,
-            entry_hash=digest,
-        )
-    )
-    head.seq, head.entry_hash = seq, digest
+    The entry is chained to its tenant's previous one when the unit of work commits (`_seal`):
+    only then is the tenant's head row locked, after every other change is flushed, and the
+    heads of several tenants in tenant order. So two writers of one tenant never fork the
+    chain, and waiting for a head never holds up anyone else's row locks for long."""
+    entry = {
+        "at": clock.now(),
+        "tenant_id": tenant_id,
+        "actor": actor,
+        "action": action,
+        "subject_type": subject_type,
+        "subject_id": subject_id,
+        "before_ref": before_ref,
+        "after_ref": after_ref,
+        # The detail as it will read back from the JSON column, so the hash verifies later.
+        "detail": json.loads(json.dumps(detail or {}, ensure_ascii=False)),
+    }
+    session.info.setdefault(_PENDING, []).append(entry)
+
+
+_PENDING = "memdesk.audit_pending"
+
+
+@event.listens_for(Session, "before_commit")
+def _seal(session: Session) -> None:
+    pending: list[dict[str, Any]] = session.info.pop(_PENDING, [])
+    if not pending:
+        return
+    session.flush()
+    for tenant_id in sorted({entry["tenant_id"] for entry in pending}):
+        head = _lock_head(session, tenant_id)
+        for entry in (e for e in pending if e["tenant_id"] == tenant_id):
+            seq = head.seq + 1
+            digest = entry_digest(**entry, seq=seq, prev_hash=head.entry_hash)
+            session.add(AuditEntry(**entry, seq=seq, prev_hash=head.entry_hash, entry_hash=digest))
+            head.seq, head.entry_hash = seq, digest
+    session.flush()
+
+
+@event.listens_for(Session, "after_rollback")
+def _forget(session: Session) -> None:
+    session.info.pop(_PENDING, None)
 
 
 def _lock_head(session: Session, tenant_id: str) -> AuditHead:
