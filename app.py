@@ -8,6 +8,11 @@ from app_pages import _registry, _session
 
 st.set_page_config(page_title="memdesk", page_icon=":material/fact_check:", layout="wide")
 
+refused = _session.production_problem()
+if refused is not None:
+    st.error(f"memdesk will not serve in production: {refused}.")
+    st.stop()
+
 principal = _session.principal()
 if principal is None:
     login = _registry.LOGIN

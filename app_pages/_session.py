@@ -16,6 +16,7 @@ from services import bootstrap
 from services.bootstrap import Services
 from services.core.errors import NotFound
 from services.core.principals import Principal
+from services.records.accounts import cookie_secret_problem
 from services.settings import Settings
 
 
@@ -85,6 +86,21 @@ def principal() -> Principal | None:
     except NotFound:  # deleted or deactivated since the login
         del st.session_state[Keys.USER_ID]
         return None
+
+
+def production_problem() -> str | None:
+    """Why this console must not serve in production as configured (None: it may).
+
+    With MEMDESK_ENV=production and single sign-on, the cookie that keeps people logged in is
+    signed with [auth] cookie_secret: the example's placeholder (or a short one) is refused."""
+    current = settings()
+    if current.env != "production" or current.auth_mode != "oidc":
+        return None
+    try:
+        secret = st.secrets.get("auth", {}).get("cookie_secret")
+    except FileNotFoundError:
+        secret = None
+    return cookie_secret_problem(secret)
 
 
 def require_page(name: str) -> Principal:
