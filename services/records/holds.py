@@ -8,26 +8,13 @@ ask both: the row's flag (re-read under a row lock, so a hold committed first al
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 from sqlalchemy import ColumnElement, and_, exists, select
 from sqlalchemy.orm import Session
 
-from services.core.clock import Clock
+from services.core.clock import Clock, random_public_id
 from services.db.models_knowledge import LegalHoldRow
-
-# Hold ids are random, not a sequence, so an id says nothing about how many holds any tenant
-# has; 53 bits stay exact in JSON and JavaScript (the console's tables).
-_ID_BITS = 53
-
-
-def new_public_id(session: Session, model: Any) -> int:
-    """A random positive integer id not yet used by `model` (whose primary key is `id`)."""
-    while True:
-        candidate = secrets.randbits(_ID_BITS) or 1
-        if session.get(model, candidate) is None:
-            return candidate
 
 
 def place(
@@ -42,7 +29,7 @@ def place(
 ) -> LegalHoldRow:
     """Record an active hold (the caller has locked the record and sets its flag)."""
     row = LegalHoldRow(
-        id=new_public_id(session, LegalHoldRow),
+        id=random_public_id(lambda n: session.get(LegalHoldRow, n) is not None),
         tenant_id=tenant_id,
         record_type=record_type,
         record_id=record_id,

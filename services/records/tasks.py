@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import delete, func, select, update
+from sqlalchemy import ColumnElement, delete, func, or_, select, true, update
 from sqlalchemy.orm import Session
 
 from services.contracts.ids import require_id
@@ -16,10 +16,11 @@ from services.core.errors import (
     ConfirmedFieldConflict,
     IllegalTransition,
     InvalidInput,
+    NotAuthorized,
     NotFound,
     StaleRevision,
 )
-from services.core.policy import Permission, require
+from services.core.policy import Permission, allows, require
 from services.core.principals import Principal
 from services.db.engine import Database
 from services.db.models import TaskCheckpoint, TaskEvent, TaskRow, Tenant
@@ -115,7 +116,9 @@ class TaskService:
         limit: int = 50,
         offset: int = 0,
     ) -> TaskPage:
-        query = select(TaskRow).where(TaskRow.tenant_id == principal.tenant_id)
+        query = select(TaskRow).where(
+            TaskRow.tenant_id == principal.tenant_id, task_visible(principal)
+        )
         if statuses:
             query = query.where(TaskRow.status.in_(statuses))
         if search:
@@ -138,7 +141,7 @@ class TaskService:
     def status_counts(self, principal: Principal) -> dict[str, int]:
         query = (
             select(TaskRow.status, func.count())
-            .where(TaskRow.tenant_id == principal.tenant_id)
+            .where(TaskRow.tenant_id == principal.tenant_id, task_visible(principal))
             .group_by(TaskRow.status)
         )
         with self._db.read() as session:
@@ -203,6 +206,9 @@ class TaskService:
     ) -> TaskRecord:
         _require_writer(principal)
         require_id(task_id, kind="task_id")
+        customer = customer_of(confirmed or {})
+        if not may_see_customer(principal, customer):
+            raise NotAuthorized(f"{principal.user_id} has no grant for customer {customer}")
         with self._db.write() as session:
             row = self.insert_row(
                 session,
@@ -247,6 +253,7 @@ class TaskService:
             created_by=actor,
             created_at=state.created_at or now,
             updated_at=state.updated_at or now,
+            customer_id=customer_of(state.confirmed),
             completed_at=completed_at,
             expires_at=expires_at,
         )
@@ -382,6 +389,7 @@ class TaskService:
                 raise NotFound("conflict", f"{task_id}.{field}")
             chosen = row.confirmed.get(field) if keep_confirmed else open_[-1]["proposed"]
             values = {
+                "customer_id": customer_of({**row.confirmed, field: chosen}),
                 "confirmed": {**row.confirmed, field: chosen},
                 "conflicts": [c for c in row.conflicts if c["field"] != field],
                 "updated_at": self._clock.now(),
@@ -565,8 +573,8 @@ class TaskService:
             populate_existing=True,
             with_for_update=lock or None,
         )
-        if row is None:
-            raise NotFound("task", task_id)
+        if row is None or not may_see_customer(principal, row.customer_id):
+            raise NotFound("task", task_id)  # another customer's task looks like a missing one
         return row
 
     def _retention_days(self, session: Session, tenant_id: str) -> int:
@@ -597,6 +605,7 @@ class TaskService:
                 values["expires_at"] = now + timedelta(days=tenant_retention)
         if confirm:
             values["confirmed"] = {**row.confirmed, **confirm}
+            values["customer_id"] = customer_of(values["confirmed"])
         if pending is not None:
             values["pending"] = list(dict.fromkeys(pending))
         if next_step is not _UNSET:
@@ -678,6 +687,35 @@ class TaskService:
             after_ref=f"{row.task_id}@r{row.revision}",
             detail={**(audit_detail or {}), "status": row.status, "run_id": run_id},
         )
+
+
+def customer_of(confirmed: dict[str, Any]) -> str | None:
+    """The customer a task serves: its confirmed `customer_id`, if any."""
+    customer = confirmed.get("customer_id")
+    return customer if isinstance(customer, str) and customer else None
+
+
+def granted_customers(principal: Principal) -> tuple[str, ...] | None:
+    """The customers whose tasks the principal may see; None: every customer of the tenant
+    (knowledge owners and admins, as for every memory scope)."""
+    if allows(principal, Permission.SEE_ALL_CUSTOMERS):
+        return None
+    prefix = "customer:"
+    return tuple(g[len(prefix) :] for g in principal.grants if g.startswith(prefix))
+
+
+def may_see_customer(principal: Principal, customer_id: str | None) -> bool:
+    customers = granted_customers(principal)
+    return customer_id is None or customers is None or customer_id in customers
+
+
+def task_visible(principal: Principal) -> ColumnElement[bool]:
+    """Inside the query, like a document's ACL: a task with a customer needs that customer's
+    grant (the tenant is matched separately, always from the principal)."""
+    customers = granted_customers(principal)
+    if customers is None:
+        return true()
+    return or_(TaskRow.customer_id.is_(None), TaskRow.customer_id.in_(customers))
 
 
 def _require_writer(principal: Principal) -> None:

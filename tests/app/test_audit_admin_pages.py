@@ -86,13 +86,14 @@ def test_an_admin_changes_roles_and_grants_and_each_change_is_audited(home):
 
     services = _session.services()
     assert services.directory.principal("a.sales2").roles == ("sales", "engineer")
-    assert services.directory.principal("a.sales2").grants == ("customer:C-ACME",)
+    demo_grants = ("customer:C-KRAFT", "customer:C-NOVA")  # the customers of a.sales2's tasks
+    assert services.directory.principal("a.sales2").grants == (*demo_grants, "customer:C-ACME")
     admin = services.directory.principal("a.admin")
     log = services.audit.page(admin, AuditQuery(actor="a.admin", target="a.sales2")).items
     assert {e.action for e in log} == {"user.roles_changed", "user.grant_added"}
 
     at.button(key="admin.remove.a.sales2.customer:C-ACME").click().run()
-    assert services.directory.principal("a.sales2").grants == ()
+    assert services.directory.principal("a.sales2").grants == demo_grants
 
 
 def test_an_invalid_grant_is_an_error_line_not_a_traceback(home):
