@@ -35,7 +35,7 @@ from services.db.engine import Database, after_commit
 from services.db.models import Run, RunEvent, TaskRow, Tenant
 from services.llm.ports import ModelUsage
 from services.records import audit
-from services.records.redaction import hidden_refs, redact, refs_in
+from services.records.redaction import hidden_refs, refs_in, withhold
 from services.records.tasks import may_see_customer, task_visible
 from services.retrieval.types import Evidence
 
@@ -257,7 +257,7 @@ class RunQueue:
             hidden = hidden_refs(session, principal, refs_in([e.payload for e in events]))
         if not hidden:
             return events
-        return [e.model_copy(update={"payload": redact(e.payload, hidden)}) for e in events]
+        return [e.model_copy(update={"payload": withhold(e.payload, hidden)}) for e in events]
 
     def evidence(self, principal: Principal, run_id: str) -> list[Evidence]:
         """What the run's decision may cite (the evidence pool it handed to analysis), as far
@@ -559,7 +559,7 @@ def _shown(session: Session, principal: Principal, views: list[RunView]) -> list
         return views
     return [
         v.model_copy(
-            update={"decision": redact(v.decision, hidden), "review": redact(v.review, hidden)}
+            update={"decision": withhold(v.decision, hidden), "review": withhold(v.review, hidden)}
         )
         for v in views
     ]

@@ -55,6 +55,39 @@ def hidden_refs(session: Session, principal: Principal, refs: set[Ref]) -> set[R
     return {ref for ref in refs if ref not in readable}
 
 
+WITHHELD_ITEM = {"withheld": WITHHELD}
+
+
+def withhold(value: Any, hidden: set[Ref]) -> Any:
+    """A copy of `value` in which an item citing a hidden version shows only that something was
+    withheld: not its document id, customer, validity, offsets, hashes or text (for what a
+    viewer reads of a run: its decision, review and events). Evidence ids in lists go too."""
+    if not hidden:
+        return value
+    if isinstance(value, list | tuple):
+        return [withhold(item, hidden) for item in value]
+    if isinstance(value, str):
+        parsed = parse_evidence_id(value)
+        return WITHHELD if parsed is not None and (parsed[0], parsed[1]) in hidden else value
+    if not isinstance(value, dict):
+        return value
+    if _own_refs(value) & hidden and not _is_container(value):
+        return dict(WITHHELD_ITEM)
+    out = {key: withhold(item, hidden) for key, item in value.items()}
+    if isinstance(out.get("raw"), str):  # a model's raw answer quotes whatever it was given
+        out["raw"] = WITHHELD
+    decision = out.get("decision")
+    if isinstance(out.get("draft"), str) and isinstance(decision, dict):
+        out["draft"] = "\n".join(str(c.get("text", "")) for c in decision.get("claims", []))
+    return out
+
+
+def _is_container(value: dict[str, Any]) -> bool:
+    """A dict that only lists evidence ids for others (a decision, a packet), not one item: its
+    own entries are withheld one by one instead of the whole."""
+    return not any(key in value for key in ("document_id", "evidence_id", "citation", "text"))
+
+
 def redact(value: Any, hidden: set[Ref]) -> Any:
     """A copy of `value` with the text of everything citing a hidden version withheld."""
     if not hidden:
