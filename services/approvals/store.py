@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import and_, select
+from sqlalchemy import and_, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -206,7 +206,15 @@ class ApprovalService:
         if required_role is not None:
             query = query.where(Approval.required_role == required_role)
         with self._db.read() as session:
-            rows = session.scalars(query.order_by(Approval.requested_at, Approval.id).limit(limit))
+            # Ids are random: the order is when and in which item order they were requested.
+            rows = session.scalars(
+                query.order_by(
+                    Approval.requested_at,
+                    Approval.decision_version,
+                    func.length(Approval.item_key),
+                    Approval.item_key,
+                ).limit(limit)
+            )
             return _shown(session, principal, [_view(row) for row in rows])
 
     @staticmethod
