@@ -55,6 +55,9 @@ class ImportReport(BaseModel):
     # True: this exact content had been imported before, so nothing was looked at or changed
     # (only `memdesk seed-demo` skips; `memdesk import` always re-applies the file).
     already_loaded: bool = False
+    # The search index after the import: synced, deferred (unreachable: done by the next
+    # import, `memdesk index sync` or worker start), nothing (no change owed) or None (no index).
+    index_sync: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -70,7 +73,7 @@ class CorpusImporter:
         knowledge: KnowledgeStore,
         tasks: TaskService,
         max_body_chars: int,
-        on_documents_changed: Callable[[list[str]], None] | None = None,
+        on_documents_changed: Callable[[list[str]], str] | None = None,
     ) -> None:
         self._db = db
         self._clock = clock
@@ -150,8 +153,12 @@ class CorpusImporter:
                             "fingerprint": fingerprint,
                         },
                     )
-        if changed_docs and self._on_documents_changed:
-            self._on_documents_changed(sorted({d.split("/", 1)[0] for d in changed_docs}))
+        index_sync = None
+        if self._on_documents_changed is not None:
+            # Called on every import: a sync deferred earlier is owed even when nothing changed.
+            index_sync = self._on_documents_changed(
+                sorted({d.split("/", 1)[0] for d in changed_docs})
+            )
         return ImportReport(
             source=source,
             created=dict(created),
@@ -160,6 +167,7 @@ class CorpusImporter:
             warnings=warnings,
             changed_documents=changed_docs,
             tenants=tenants,
+            index_sync=index_sync,
         )
 
     def already_imported(self, corpus: Corpus) -> bool:

@@ -9,6 +9,7 @@ Revises: console_0002
   otherwise rewrite an entry without firing the DELETE guard).
 - `index_sync_pending`: tenants whose index sync was deferred because the index was down.
 - `task_states.customer_id`: the task's confirmed customer, so customer scope is in the query.
+- `publications.claim`: which `publish` call owns a publication (a later one takes it over).
 """
 
 from __future__ import annotations
@@ -81,6 +82,7 @@ def upgrade() -> None:
     )
     op.add_column("task_states", sa.Column("customer_id", sa.String(length=128), nullable=True))
     _fill_task_customers()
+    op.add_column("publications", sa.Column("claim", sa.String(length=40), nullable=True))
 
 
 def _chain_existing_entries(sqlite: bool) -> None:
@@ -160,6 +162,7 @@ def _fill_task_customers() -> None:
 
 def downgrade() -> None:
     sqlite = op.get_bind().dialect.name == "sqlite"
+    op.drop_column("publications", "claim")
     op.drop_column("task_states", "customer_id")
     op.drop_table("index_sync_pending")
     if sqlite:
