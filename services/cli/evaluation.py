@@ -1,4 +1,4 @@
-"""CLI for evaluation: `eval --corpus --golden` in a fresh temporary store."""
+"""CLI for evaluation: `eval --corpus --golden` and `eval-public DATASET`, in throwaway stores."""
 
 from __future__ import annotations
 
@@ -9,12 +9,19 @@ from typing import Annotated
 import typer
 
 from services.cli.common import JsonFlag, run_command
-from services.lab import evaluation
+from services.core.errors import InvalidInput
+from services.lab import evaluation, public_eval
 from services.settings import Settings
+
+# Where the README tells you to put the downloaded file (git-ignored).
+CMRC2018_DEFAULT = Path("data/cmrc2018/cmrc2018_dev.json")
+
+public = typer.Typer(help="Evaluate on public datasets, side by side with plain baselines.")
 
 
 def register(app: typer.Typer) -> None:
     app.command("eval")(eval_command)
+    app.add_typer(public, name="eval-public")
 
 
 def eval_command(
@@ -28,3 +35,41 @@ def eval_command(
         sys.stdout.write(evaluation.dumps(report) + "\n")
     else:
         typer.echo(evaluation.render_text(report))
+
+
+@public.command("cmrc2018")
+def cmrc2018_command(
+    dataset: Annotated[
+        Path,
+        typer.Option("--dataset", help="cmrc2018_dev.json (SQuAD format), see the README."),
+    ] = CMRC2018_DEFAULT,
+    questions: Annotated[
+        int, typer.Option("--questions", help="Questions to ask, spread evenly over passages.")
+    ] = 400,
+    write_dir: Annotated[
+        Path | None,
+        typer.Option("--write-dir", help="Also keep the converted corpus@1/golden@1 files here."),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """CMRC 2018 dev: memdesk, BM25 and dense-only; answerability split; Traditional queries."""
+
+    def run() -> dict[str, object]:
+        if not dataset.is_file():
+            raise InvalidInput(
+                f"{dataset}: no such file. Get squad-style-data/cmrc2018_dev.json from the CMRC "
+                "2018 repository (ymcui/cmrc2018) and pass it with --dataset PATH"
+            )
+        return public_eval.evaluate_cmrc2018(
+            Settings(),
+            dataset=dataset,
+            questions=questions,
+            write_dir=write_dir,
+            progress=lambda line: typer.echo(f"eval-public: {line}", err=True),
+        )
+
+    report = run_command(run)
+    if as_json:
+        sys.stdout.write(public_eval.dumps(report) + "\n")
+    else:
+        typer.echo(public_eval.render_text(report))
