@@ -184,6 +184,12 @@ class CorpusDocument(BaseModel):
             raise ValueError(
                 f"unknown ACL entries {bad}; use tenant, role:NAME, user:ID or customer:ID"
             )
+        for entry in value:  # the ids inside follow the id grammar like every other id
+            kind, _, named = entry.partition(":")
+            if kind in ("user", "customer"):
+                problem = id_problem(named, kind=f"{kind}_id")
+                if problem:
+                    raise ValueError(f"ACL entry {entry!r}: the {kind} id {problem}")
         return value
 
     @field_validator("valid_to")

@@ -176,6 +176,11 @@ STRICT: list[tuple[str, Callable[[], bytes], list[str]]] = [
         ["documents[7]", "document_id", "U+0000"],
     ),
     (
+        "a zero-width space inside an ACL's customer id",
+        lambda: corpus_bytes(set_new(acl=["customer:C-AC\u200bME"])),
+        [f"{NEW}@1", "acl", "U+200B"],
+    ),
+    (
         "a role as a grant",
         lambda: corpus_bytes(user(grants=["role:admin"])),
         ["users[0]", "grants", "customer:C-ACME"],
