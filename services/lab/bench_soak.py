@@ -29,11 +29,10 @@ from services import bootstrap
 from services.agents.runs import ACTIVE
 from services.bootstrap import Services
 from services.core.errors import InvalidInput, MemdeskError
-from services.core.policy import Permission, roles_with
-from services.db.models import Approval, DocumentVersion, Run, TaskRow, User
+from services.db.models import Approval, DocumentVersion, Run, TaskRow
 from services.db.models_knowledge import LegalHoldRow
 from services.lab import invariants
-from services.lab.bench_load import DEFAULT_PG_ADMIN, postgres_database
+from services.lab.bench_load import DEFAULT_PG_ADMIN, postgres_database, user_with_role
 from services.lab.chroma_server import ChromaProcess
 from services.settings import REPO_ROOT, Settings
 
@@ -233,7 +232,7 @@ def _resume(services: Services, state: SoakState, tenant_id: str, task_id: str) 
     with services.db.read() as session:
         task = session.get(TaskRow, (tenant_id, task_id))
         customer = task.customer_id if task is not None else None
-        user_id = _user_with_role(session, tenant_id, "sales", customer=customer)
+        user_id = user_with_role(session, tenant_id, "sales", customer=customer)
     if user_id is None:
         return
     principal = services.directory.principal(user_id)
@@ -258,7 +257,7 @@ def _decide(services: Services, state: SoakState) -> None:
         if not pairs:
             return
         tenant_id, role, customer = state.rng.choice(sorted(pairs, key=str))
-        user_id = _user_with_role(session, tenant_id, role, customer=customer)
+        user_id = user_with_role(session, tenant_id, role, customer=customer)
     if user_id is None:
         state.refused["decide: nobody has the role"] += 1
         return
@@ -318,7 +317,7 @@ def _hold(services: Services, state: SoakState) -> None:
         return
     record_type, tenant_id, record_id = state.rng.choice(targets)
     with services.db.read() as session:
-        admin = _user_with_role(session, tenant_id, "admin")
+        admin = user_with_role(session, tenant_id, "admin")
     if admin is None:
         return
     holds.set_hold(
@@ -385,27 +384,9 @@ def _document_record(row: DocumentVersion) -> dict[str, Any]:
     return {k: v for k, v in record.items() if v is not None}
 
 
-def _user_with_role(
-    session: Any, tenant_id: str, role: str, *, customer: str | None = None
-) -> str | None:
-    """The first user with the role who may see a task of `customer` (its grant, or a role
-    that sees every customer)."""
-    for user_id, roles, grants in session.execute(
-        select(User.user_id, User.roles, User.grants)
-        .where(User.tenant_id == tenant_id)
-        .order_by(User.user_id)
-    ):
-        if role not in (roles or []):
-            continue
-        sees_all = bool(set(roles or []) & roles_with(Permission.SEE_ALL_CUSTOMERS))
-        if customer is None or sees_all or f"customer:{customer}" in (grants or []):
-            return str(user_id)
-    return None
-
-
 def _user_with_role_in(services: Services, tenant_id: str, role: str) -> str | None:
     with services.db.read() as session:
-        return _user_with_role(session, tenant_id, role)
+        return user_with_role(session, tenant_id, role)
 
 
 def _report(
