@@ -55,25 +55,40 @@ def hidden_refs(session: Session, principal: Principal, refs: set[Ref]) -> set[R
     return {ref for ref in refs if ref not in readable}
 
 
-WITHHELD_ITEM = {"withheld": WITHHELD}
-
-
 def withhold(value: Any, hidden: set[Ref]) -> Any:
-    """A copy of `value` in which an item citing a hidden version shows only that something was
-    withheld: not its document id, customer, validity, offsets, hashes or text (for what a
-    viewer reads of a run: its decision, review and events). Evidence ids in lists go too."""
+    """A copy of `value` in which nothing citing a hidden version is left (for what a viewer
+    reads of a run: its decision, review and events): an item citing one is left out of its
+    list — with its document id, customer, validity, offsets, hashes and text — and an evidence
+    id naming one reads WITHHELD. A dict at the top that lost items says how many
+    (`"withheld": N`), so the viewer sees that something was withheld and nothing else."""
     if not hidden:
         return value
+    dropped = [0]
+    out = _withhold(value, hidden, dropped)
+    if isinstance(out, dict) and dropped[0]:
+        out = {**out, "withheld": dropped[0]}
+    return out
+
+
+def _withhold(value: Any, hidden: set[Ref], dropped: list[int]) -> Any:
     if isinstance(value, list | tuple):
-        return [withhold(item, hidden) for item in value]
+        kept = []
+        for item in value:
+            if isinstance(item, dict) and _own_refs(item) & hidden and not _is_container(item):
+                dropped[0] += 1
+                continue
+            kept.append(_withhold(item, hidden, dropped))
+        return kept
     if isinstance(value, str):
         parsed = parse_evidence_id(value)
         return WITHHELD if parsed is not None and (parsed[0], parsed[1]) in hidden else value
     if not isinstance(value, dict):
         return value
-    if _own_refs(value) & hidden and not _is_container(value):
-        return dict(WITHHELD_ITEM)
-    out = {key: withhold(item, hidden) for key, item in value.items()}
+    out = {key: _withhold(item, hidden, dropped) for key, item in value.items()}
+    if _own_refs(value) & hidden:  # a single item outside any list: its text goes
+        for key in _TEXT_KEYS:
+            if isinstance(out.get(key), str):
+                out[key] = WITHHELD
     if isinstance(out.get("raw"), str):  # a model's raw answer quotes whatever it was given
         out["raw"] = WITHHELD
     decision = out.get("decision")
