@@ -157,11 +157,6 @@ def open_evidence(evidence_id: str, run_id: str | None) -> None:
     st.switch_page("app_pages/evidence.py")
 
 
-def _short(text: str, limit: int = 160) -> str:
-    """A quote's opening for a list; the evidence page shows it whole, at its offsets."""
-    return text if len(text) <= limit else text[:limit].rstrip() + "…"
-
-
 def draft_claims(draft: Draft, *, key_prefix: str) -> None:
     """Each claim of a draft with its citations (document, version, offsets, quote)."""
     for number, claim in enumerate(draft.claims, start=1):
@@ -172,7 +167,9 @@ def draft_claims(draft: Draft, *, key_prefix: str) -> None:
             for index, citation in enumerate(claim.citations):
                 label = f"{citation.ref} [{citation.start}–{citation.end}]"
                 history = " :violet-badge[歷史 history — 僅供比較]" if citation.is_history else ""
-                quote = f" 「{escape(_short(citation.quote))}」" if citation.quote else ""
+                # A citation is a span (a sentence, clause or list item): shown whole, so the
+                # line that supports the claim is always visible.
+                quote = f" 「{escape(citation.quote)}」" if citation.quote else ""
                 left, right = st.columns([5, 1], vertical_alignment="center")
                 left.markdown(f":material/format_quote: **{escape(label)}**{history}{quote}")
                 if right.button(

@@ -98,7 +98,15 @@ with top:
         if state.evidence_ids:
             st.caption("任務證據 Evidence: " + _ui.escape(", ".join(state.evidence_ids)))
     run = view.latest_run
-    if run is not None and run.status in ("failed", "dead_letter", "cancelled"):
+    refused = (run.review or {}).get("reasons", []) if run is not None else []
+    if run is not None and state.status.value == "blocked" and refused:
+        with st.container(border=True, key="task.review_refused"):
+            st.warning(
+                f"審查未通過，草稿待人工處理 Review refused the draft of run "
+                f"{_ui.escape(run.run_id)}; a person takes over:"
+            )
+            st.markdown("\n".join(f"- {_ui.escape(reason)}" for reason in refused))
+    elif run is not None and run.status in ("failed", "dead_letter", "cancelled"):
         st.error(
             f"最近一次分析 {_ui.escape(run.run_id)} {_ui.escape(run.status)}: "
             f"{_ui.escape(run.error or '—')} — 需要人工接手 a person takes over."

@@ -8,9 +8,10 @@ repaired. The call itself (bounds, error taxonomy, usage) is services.llm.gemini
 
 from __future__ import annotations
 
+from enum import Enum
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, create_model
 
 from services.agents.ports import Analysis
 from services.contracts.decision import MemoryDecision
@@ -39,6 +40,18 @@ class _WireDecision(BaseModel):
     proposed_next_action: Literal["human_review", "request_information"]
 
 
+def citing_only(evidence_ids: list[str]) -> type[BaseModel]:
+    """The wire decision whose claims may cite only the given spans: `evidence_ids` becomes an
+    enum in the response schema, so structured output cannot name a span it was not given.
+    Review still re-resolves every citation; this keeps the model from inventing one."""
+    if not evidence_ids:
+        return _WireDecision
+    members = {f"e{index}": eid for index, eid in enumerate(evidence_ids)}
+    given = Enum("GivenEvidence", members, type=str)  # type: ignore[misc]
+    claim = create_model("WireClaim", text=(str, ...), evidence_ids=(list[given], ...))
+    return create_model("WireDecision", __base__=_WireDecision, claims=(list[claim], ...))
+
+
 class GeminiAnalyzer:
     name = "gemini"
 
@@ -54,7 +67,7 @@ class GeminiAnalyzer:
         text, usage = self._caller.generate(
             system=self._prompt.system,
             contents=self._prompt.render_input(data.model_dump(mode="json")),
-            schema=_WireDecision,
+            schema=citing_only([item.evidence_id for item in data.evidence]),
         )
         decision = parse_strict(text, MemoryDecision, usage)
         return Analysis(decision=decision, usage=usage, model=self.model, finish_reason="STOP")

@@ -8,8 +8,11 @@ required need without usable evidence gives `insufficient_evidence` naming what 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from services.agents.ports import Analysis
 from services.contracts.decision import Claim, DecisionStatus, MemoryDecision, NextAction
+from services.contracts.evidence_id import parse_evidence_id
 from services.contracts.memory_input import InputEvidence, MemoryInput, Need
 from services.core.principals import Principal
 from services.language.glossary import GLOSSARY, label, mentions, prefers_chinese
@@ -45,10 +48,13 @@ class OfflineAnalyzer:
         claims: list[Claim] = []
         missing: list[str] = []
         unanswered: list[str] = []
+        engineering = [item for item in data.engineering_items if item.evidence_id in evidence]
+        # Spans already stated: no two claims cite the same (or an overlapping) span.
+        stated = _Stated(evidence[item.evidence_id] for item in engineering)
         for need in data.needs:
-            claim = _need_claim(need, evidence, chinese)
-            if claim is not None:
-                claims.append(claim)
+            found = _need_claims(need, evidence, chinese, stated)
+            if found is not None:
+                claims += found
                 continue
             unanswered.append(_missing_key(need))
             if need.required:
@@ -56,8 +62,7 @@ class OfflineAnalyzer:
         prefix = "需工程確認：" if chinese else "Engineering to confirm: "
         claims += [
             Claim(text=f"{prefix}{item.text}", evidence_ids=[item.evidence_id])
-            for item in data.engineering_items
-            if item.evidence_id in evidence
+            for item in engineering
         ]
         if missing or not claims:
             return self._result(
@@ -100,24 +105,92 @@ def _missing_key(need: Need) -> str:
     return f"{need.key}_procedure" if need.answer is True else need.key
 
 
-def _need_claim(need: Need, evidence: dict[str, InputEvidence], chinese: bool) -> Claim | None:
+class _Stated:
+    """The spans a draft already states, by document version and offsets."""
+
+    def __init__(self, items: Iterable[InputEvidence] = ()) -> None:
+        self._spans: list[tuple[str, int, int]] = []
+        for item in items:
+            self.add(item)
+
+    def add(self, item: InputEvidence) -> None:
+        parsed = parse_evidence_id(item.evidence_id)
+        if parsed is not None:
+            document_id, version, start, end = parsed
+            self._spans.append((f"{document_id}@{version}", start, end))
+
+    def has(self, item: InputEvidence) -> bool:
+        parsed = parse_evidence_id(item.evidence_id)
+        if parsed is None:
+            return False
+        document_id, version, start, end = parsed
+        ref = f"{document_id}@{version}"
+        return any(r == ref and s < end and start < e for r, s, e in self._spans)
+
+
+def _need_claims(
+    need: Need, evidence: dict[str, InputEvidence], chinese: bool, stated: _Stated
+) -> list[Claim] | None:
+    """Claims from every eligible span that answers the need, or None when none does.
+
+    Exceptions come first: where a clause of a rule's own document sets the rule aside for
+    this task, the draft states that clause and not the rule. A span another claim (or an
+    engineering item) already states answers the need without being stated twice."""
     if need.retrieval_status == "insufficient_evidence" and need.required:
         return None
     if not need.required and need.retrieval_status != "ok":
         return None  # context that is missing or contested is left out, not guessed
-    for item in (evidence[eid] for eid in need.evidence_ids if eid in evidence):  # ranked
+    claims: list[Claim] = []
+    answered = False
+    excepted: set[str] = set()
+    for item in (evidence[eid] for eid in need.exceptions if eid in evidence):
+        answered = True
+        excepted.add(f"{item.document_id}@{item.version}")
+        if not stated.has(item):
+            note = "（例外）" if chinese else " (exception)"
+            claims.append(_claim(f"{need.label}{note}", item, item.quote, chinese))
+            stated.add(item)
+    for item, text in _answering(need, evidence):
+        answered = True
+        if f"{item.document_id}@{item.version}" in excepted or stated.has(item):
+            continue  # a rule its exception sets aside, or a span already stated
+        claims.append(_claim(need.label, item, text, chinese))
+        stated.add(item)
+    return claims if answered else None
+
+
+def _answering(need: Need, evidence: dict[str, InputEvidence]) -> list[tuple[InputEvidence, str]]:
+    """The need's eligible spans (ranked) that answer it, each with the text a claim quotes:
+    every span naming the need's topic, else the top-ranked one (retrieval judged it)."""
+    usable: list[tuple[InputEvidence, str]] = []
+    for item in (evidence[eid] for eid in need.evidence_ids if eid in evidence):
         if item.knowledge_class not in _CLAIMABLE:
             continue
-        # A question about one spec (SUS304, Ti-6Al-4V) is answered only by text naming it.
-        folded = normalize(item.quote).lower()
+        # A question about one spec (SUS304, Ti-6Al-4V) is answered only by text naming it: the
+        # span, or the title of the document it belongs to (a procedure for SUS420J2 need not
+        # repeat the grade in each sentence).
+        folded = normalize(f"{item.title} {item.quote}").lower()
         if any(value.lower() not in folded for value in need.scope):
             continue
-        sentence = best_sentence(item.quote, need.query, topic=need.key)
-        if sentence is not None:
-            return Claim(
-                text=_cite(need.label, item, sentence, chinese), evidence_ids=[item.evidence_id]
-            )
-    return None
+        text = _quotable(item.quote, need)
+        if text is not None:
+            usable.append((item, text))
+    naming = [(item, text) for item, text in usable if mentions(item.quote, need.key)]
+    return naming or usable[:1]
+
+
+def _quotable(quote: str, need: Need) -> str | None:
+    """The span whole, unless part of it reads as an instruction: then only its best sentence."""
+    if len(quote.strip()) < MIN_SENTENCE:
+        return None
+    spans = sentences_with_spans(quote)
+    if not any(looks_like_instruction(quote[start:end]) for start, end in spans):
+        return quote.strip()
+    return best_sentence(quote, need.query, topic=need.key)
+
+
+def _claim(label_text: str, item: InputEvidence, text: str, chinese: bool) -> Claim:
+    return Claim(text=_cite(label_text, item, text, chinese), evidence_ids=[item.evidence_id])
 
 
 def best_sentence(quote: str, query: str, *, topic: str | None = None) -> str | None:

@@ -14,6 +14,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
+from services.agents.documents import DocumentReader
+from services.agents.exceptions import exceptions_to, task_facts
 from services.agents.planning import SupplementReading, plan_needs
 from services.agents.runs import RunEventView, RunQueue, RunView
 from services.agents.settlements import apply, settlements
@@ -31,6 +33,7 @@ from services.contracts.memory_input import (
 from services.contracts.task_state import TaskState
 from services.core.errors import MemdeskError
 from services.core.principals import Principal
+from services.language.glossary import mentions
 from services.records.knowledge import KnowledgeStore
 from services.records.tasks import TaskService
 from services.retrieval.types import Evidence, Retriever
@@ -150,8 +153,9 @@ class Gatherer:
     ) -> Gathered:
         carried = self._revalidate(principal, run, as_of)
         # The task's own documents and its recorded next step say what the work is about.
-        context = [*self._task_documents(principal, state), state.next_step or ""]
-        needs = plan_needs(state, reading, run.supplement, context)
+        documents = self._task_documents(principal, state)
+        notes = (state.next_step,) if state.next_step else ()
+        needs = plan_needs(state, reading, run.supplement, documents, notes=notes)
         pool: dict[str, Evidence] = {}
         conflicts: list[InputConflict] = []
         final: list[Need] = []
@@ -211,15 +215,52 @@ class Gatherer:
             final, pool, conflicts = applied.needs, applied.pool, applied.conflicts
             if applied.settled:
                 self._queue.add_event(run.run_id, "conflicts_settled", {"settled": applied.settled})
+        reader = DocumentReader(self._retriever, principal, as_of=as_of, timeout=self._timeout)
+        final = self._qualify(run, final, pool, state, reader)
+        items = find_items(final, pool, reader.lines)
+        for line in reader.lines_cited(items):
+            pool.setdefault(line.evidence_id, line)
         gathered = Gathered(
             needs=final,
             pool=pool,
             conflicts=conflicts,
-            engineering_items=find_items(final, pool),
+            engineering_items=items,
             supplement=run.supplement,
         )
         self._queue.add_event(run.run_id, "evidence", gathered.event_payload())
         return gathered
+
+    def _qualify(
+        self,
+        run: RunView,
+        needs: list[Need],
+        pool: dict[str, Evidence],
+        state: TaskState,
+        reader: DocumentReader,
+    ) -> list[Need]:
+        """Attach to each need the clauses that set its rules aside for this task (read from
+        the rules' own documents), and add them to the pool so a draft may cite them."""
+        facts = task_facts(state.confirmed, state.pending)
+        qualified: list[Need] = []
+        found: dict[str, list[str]] = {}
+        for need in needs:
+            ids: list[str] = []
+            for evidence_id in need.evidence_ids:
+                rule = pool.get(evidence_id)
+                if rule is None or rule.knowledge_class != "fact":
+                    continue
+                if not mentions(rule.quote, need.key):
+                    continue
+                for clause in exceptions_to(rule, {need.key}, facts, reader):
+                    pool.setdefault(clause.evidence_id, clause)
+                    if clause.evidence_id not in ids:
+                        ids.append(clause.evidence_id)
+            if ids:
+                found[need.key] = ids
+            qualified.append(need.model_copy(update={"exceptions": ids}) if ids else need)
+        if found:
+            self._queue.add_event(run.run_id, "exceptions", {"needs": found})
+        return qualified
 
     def still_valid(self, principal: Principal, decision: MemoryDecision, as_of: date) -> bool:
         cited = {eid for claim in decision.claims for eid in claim.evidence_ids}

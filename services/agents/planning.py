@@ -18,7 +18,10 @@ from services.contracts.memory_input import Need, NeedSource
 from services.contracts.task_state import TaskState
 from services.language import glossary
 from services.language.sentences import (
+    asserted,
     clauses,
+    instruction_clauses,
+    is_cjk,
     looks_like_instruction,
     normalize,
     numbers,
@@ -52,7 +55,11 @@ def read_supplement(state: TaskState, supplement: str | None) -> SupplementReadi
     if not supplement or not supplement.strip():
         return SupplementReading()
     parts = clauses(supplement)
-    instruction_like = [part for part in parts if looks_like_instruction(part)]
+    # A sentence that instructs is set aside whole, with whatever values it carries.
+    in_instructions = set(instruction_clauses(supplement))
+    instruction_like = [
+        part for part in parts if part in in_instructions or looks_like_instruction(part)
+    ]
     plain = [part for part in parts if part not in instruction_like]
     answers: dict[str, bool | str] = {}
     addressed: list[str] = []
@@ -94,8 +101,9 @@ def read_supplement(state: TaskState, supplement: str | None) -> SupplementReadi
 
 
 def contradictions(confirmed: dict[str, Any], text: str) -> dict[str, Any]:
-    """Confirmed field → the different value `text` states for it (none when it agrees)."""
-    parts = clauses(text)
+    """Confirmed field → the different value `text` asserts for it (none when it agrees).
+    Passages `text` quotes and references to its sources (`SOP-X v1`) are not assertions."""
+    parts = clauses(asserted(text))
     return {
         field: proposed
         for field, value in confirmed.items()
@@ -146,10 +154,14 @@ def plan_needs(
     reading: SupplementReading,
     supplement: str | None,
     task_documents: list[str],
+    *,
+    notes: tuple[str, ...] = (),
 ) -> list[Need]:
     """What to search for: pending work and confirmed requirements first (required), then topics
     the supplement asks about (required), then topics the task's own documents raise (context
-    only: their absence does not make evidence insufficient)."""
+    only: their absence does not make evidence insufficient). `notes` (the task's recorded next
+    step) raise topics too, but never decide the task's language: they are the system's words
+    ("retry scheduled after: …"), not the customer's."""
     chinese = glossary.prefers_chinese(supplement, *task_documents)
     plain = [
         part for part in clauses(supplement or "") if part not in set(reading.instruction_like)
@@ -190,12 +202,27 @@ def plan_needs(
             _need(state, topic, chinese=chinese, clauses_=about, required=True, source="supplement")
         )
     known = {need.key for need in needs} | set(state.confirmed) | set(reading.answers)
-    context = [key for key in glossary.topics_in(" ".join(task_documents)) if key not in known]
+    raised = " ".join([*task_documents, *notes])
+    context = [key for key in glossary.topics_in(raised) if key not in known]
     for topic in context[:MAX_CONTEXT_NEEDS]:
         needs.append(
             _need(state, topic, chinese=chinese, clauses_=[], required=False, source="mentioned")
         )
     return needs
+
+
+def _query_words(key: str, clauses_: list[str]) -> list[str]:
+    """What the person's words add to a search for `key`. For a glossary topic: the topic's own
+    phrases they use (硬陽極 narrows 表面處理) and the identifiers they name, never the rest of
+    the sentence: "客戶詢問…與交期" would make retrieval look for 客戶 and 詢問, words no
+    procedure needs to contain. A field the glossary does not know has only their words."""
+    if key not in glossary.GLOSSARY:
+        return clauses_
+    text = normalize(" ".join(clauses_))
+    folded = text.lower()
+    words = [phrase for phrase in glossary.term(key).phrases if phrase.lower() in folded]
+    words += _IDENTIFIER.findall(text)
+    return list(dict.fromkeys(words))
 
 
 def _need(
@@ -210,7 +237,12 @@ def _need(
 ) -> Need:
     entry = glossary.term(key)
     scope = [str(state.confirmed[field]) for field in entry.scope if field in state.confirmed]
-    query = " ".join([glossary.search_phrase(key), *scope, *clauses_]).strip()
+    phrase = glossary.search_phrase(key, chinese=chinese)
+    # A confirmed value narrows the search when it names a thing (SUS304) or is written in the
+    # query's language; "passivation" in a Chinese query is a word no Chinese span contains.
+    narrowing = [v for v in scope if glossary.is_identifier(v) or is_cjk(v) == chinese]
+    words = [w for w in _query_words(key, clauses_) if w.lower() not in phrase.lower()]
+    query = " ".join(dict.fromkeys([phrase, *narrowing, *words])).strip()
     return Need(
         key=key,
         label=glossary.label(key, chinese=chinese),

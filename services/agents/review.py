@@ -14,12 +14,14 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from services.agents.documents import DocumentReader, overlaps
+from services.agents.exceptions import exceptions_to, task_facts, topics, triggers
 from services.agents.planning import contradictions
 from services.contracts.decision import DecisionStatus, MemoryDecision, NextAction
 from services.contracts.memory_input import MemoryInput
 from services.core.errors import MemdeskError
 from services.core.principals import Principal
-from services.language.sentences import looks_like_instruction, looks_like_link, numbers
+from services.language.sentences import asserted, looks_like_instruction, looks_like_link, numbers
 from services.llm.ports import ModelUsage
 from services.retrieval.types import Evidence, Retriever
 
@@ -85,6 +87,9 @@ class ReviewAgent:
             _check("citations_readable", self._readable(principal, decision, pool, as_of)),
             _check("numbers_in_quotes", _numbers(decision, pool)),
             _check("history_not_commitment", _history(decision, pool)),
+            _check(
+                "exceptions_respected", self._exceptions(principal, decision, data, pool, as_of)
+            ),
             _check("not_inference_only", _inference(decision, pool)),
             _check("no_instructions", _instructions(decision)),
             _check("no_links", _links(decision)),
@@ -118,6 +123,40 @@ class ReviewAgent:
             known = pool.get(evidence_id)
             if known is not None and current.content_hash != known.content_hash:
                 problems.append(f"{evidence_id} changed since it was retrieved")
+        return problems
+
+    def _exceptions(
+        self,
+        principal: Principal,
+        decision: MemoryDecision,
+        data: MemoryInput,
+        pool: dict[str, Evidence],
+        at: date,
+    ) -> list[str]:
+        """A claim citing a rule whose own document sets it aside for this task (an exception
+        or condition the task's facts meet) states the wrong thing unless it cites that clause
+        too: the draft must state the exception."""
+        facts = task_facts(data.task.confirmed, data.task.pending)
+        reader = DocumentReader(self._retriever, principal, as_of=at)
+        problems = []
+        for index, claim in enumerate(decision.claims, start=1):
+            cited = [pool[eid] for eid in claim.evidence_ids if eid in pool]
+            for rule in cited:
+                if rule.knowledge_class != "fact":
+                    continue
+                about = topics(rule.quote) - set(triggers(rule.quote, facts, besides=set()))
+                unmet = [
+                    clause
+                    for clause in exceptions_to(rule, about, facts, reader)
+                    if not any(overlaps(clause, other) for other in cited)
+                ]
+                if unmet:
+                    problems.append(
+                        f"claim {index} cites {rule.evidence_id}, a rule that "
+                        f"{unmet[0].evidence_id} sets aside for this task: "
+                        f"「{unmet[0].quote}」"
+                    )
+                    break
         return problems
 
 
@@ -183,7 +222,7 @@ def _confirmed(decision: MemoryDecision, data: MemoryInput) -> list[str]:
     for index, claim in enumerate(decision.claims, start=1):
         for field, stated in contradictions(data.task.confirmed, claim.text).items():
             confirmed = data.task.confirmed[field]
-            if isinstance(confirmed, int | float) and not _CHANGE.search(claim.text):
+            if isinstance(confirmed, int | float) and not _CHANGE.search(asserted(claim.text)):
                 continue  # quoted procedures state thresholds ("3,000 件以上"), not the order's
             problems.append(
                 f"claim {index} states {field} {stated!r}, but {data.task.confirmed[field]!r} "

@@ -2,19 +2,20 @@
 
 An authoritative procedure that hands work to engineering ("工程部確認下列事項…", "engineering
 must confirm the following") usually lists the points right after that sentence. Those list
-lines become separate confirmation items, each citing the evidence it came from. If a procedure
-names engineering without a list, the sentence itself is the item.
+lines become separate confirmation items, each citing its own line of the document (read through
+the retriever's units, so each is an ordinary citation). If a procedure names engineering
+without a list, the sentence itself is the item.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 
 from services.contracts.memory_input import Need
-from services.language.glossary import ENGINEERING_MARKERS, term
+from services.language.glossary import ENGINEERING_MARKERS, mentions, term
 from services.language.sentences import looks_like_instruction, normalize, sentences_with_spans
 from services.retrieval.types import Evidence
 
@@ -42,38 +43,16 @@ def _has_marker(text: str) -> bool:
     return any(marker.lower() in folded for marker in ENGINEERING_MARKERS)
 
 
-def _lines(group: list[Evidence]) -> list[tuple[str, str]]:
-    """(line, evidence_id) across adjacent chunks of one document version, without repeats."""
-    seen: set[str] = set()
-    lines: list[tuple[str, str]] = []
-    for evidence in group:
-        for line in evidence.quote.splitlines():
-            text = line.strip()
-            if text and text not in seen:
-                seen.add(text)
-                lines.append((text, evidence.evidence_id))
-    return lines
+LinesOf = Callable[[str, int], list[Evidence]]
 
 
-def _adjacent_groups(evidence: Iterable[Evidence]) -> list[list[Evidence]]:
-    by_version: dict[tuple[str, int], list[Evidence]] = {}
-    for item in evidence:
-        by_version.setdefault((item.document_id, item.version), []).append(item)
-    groups: list[list[Evidence]] = []
-    for items in by_version.values():
-        items.sort(key=lambda e: e.start)
-        current = [items[0]]
-        for item in items[1:]:
-            if item.start <= current[-1].end + 2:
-                current.append(item)
-            else:
-                groups.append(current)
-                current = [item]
-        groups.append(current)
-    return groups
-
-
-def find_items(needs: list[Need], evidence: dict[str, Evidence]) -> list[EngineeringItem]:
+def find_items(
+    needs: list[Need], evidence: dict[str, Evidence], lines_of: LinesOf
+) -> list[EngineeringItem]:
+    """Engineering items of the requirements this run looks up. `lines_of` gives the lines of a
+    document version as citations (services.agents.documents): a list introduced by a cited
+    engineering sentence becomes one item per list line, each citing its own line; without a
+    list, the engineering sentences of the cited spans themselves are the items."""
     listed: list[tuple[str, str, Evidence]] = []
     single: list[tuple[str, str, Evidence]] = []
     for need in needs:
@@ -87,30 +66,18 @@ def find_items(needs: list[Need], evidence: dict[str, Evidence]) -> list[Enginee
             for eid in need.evidence_ids
             if eid in evidence and evidence[eid].knowledge_class == "fact"
         ]
-        for group in _adjacent_groups(usable):
-            by_id = {item.evidence_id: item for item in group}
-            lines = _lines(group)
-            for index, (line, evidence_id) in enumerate(lines):
-                if not _has_marker(line) or _LIST_LINE.match(line) or not _INTRO.search(line):
-                    single.extend(
-                        (need.key, line[start:end], by_id[evidence_id])
-                        for start, end in sentences_with_spans(line)
-                        if _has_marker(line[start:end])
-                    )
-                    continue
-                following = []
-                for next_line, next_id in lines[index + 1 :]:
-                    if not _LIST_LINE.match(next_line):
-                        break
-                    following.append((need.key, next_line, by_id[next_id]))
-                if len(following) >= 2:
-                    listed.extend(following)
-                else:
-                    single.extend(
-                        (need.key, line[start:end], by_id[evidence_id])
-                        for start, end in sentences_with_spans(line)
-                        if _has_marker(line[start:end])
-                    )
+        for cited in usable:
+            single.extend(
+                (need.key, cited.quote[start:end], cited)
+                for start, end in sentences_with_spans(cited.quote)
+                if _has_marker(cited.quote[start:end])
+            )
+        for document in dict.fromkeys((item.document_id, item.version) for item in usable):
+            cited_here = [item for item in usable if (item.document_id, item.version) == document]
+            listed.extend(
+                (need.key, line.quote, line)
+                for line in _listed(lines_of(*document), cited_here, need.key)
+            )
     chosen = listed or single
     items: list[EngineeringItem] = []
     seen: set[str] = set()
@@ -131,3 +98,31 @@ def find_items(needs: list[Need], evidence: dict[str, Evidence]) -> list[Enginee
         if len(items) == MAX_ITEMS:
             break
     return items
+
+
+def _listed(lines: list[Evidence], cited: list[Evidence], need_key: str) -> list[Evidence]:
+    """List lines after an engineering sentence that introduces them, where that sentence's
+    line is one the need cited or one that names the need's topic."""
+    found: list[Evidence] = []
+    for index, line in enumerate(lines):
+        intro = _last_sentence(line.quote)
+        if _LIST_LINE.match(line.quote) or not _has_marker(intro) or not _INTRO.search(intro):
+            continue
+        relevant = any(c.start < line.end and line.start < c.end for c in cited) or mentions(
+            line.quote, need_key
+        )
+        if not relevant:
+            continue
+        following = []
+        for next_line in lines[index + 1 :]:
+            if not _LIST_LINE.match(next_line.quote):
+                break
+            following.append(next_line)
+        if len(following) >= 2:
+            found.extend(following)
+    return found
+
+
+def _last_sentence(text: str) -> str:
+    spans = sentences_with_spans(text)
+    return text[spans[-1][0] : spans[-1][1]] if spans else text

@@ -52,13 +52,25 @@ def resume(
 
         result = run_command(go)
         emit(result, as_json=as_json, text=lambda: _resume_text(result))
-        if result["run"]["status"] in ("failed", "dead_letter", "cancelled"):
+        if not resume_succeeded(result):
             typer.echo(
                 f"error: run {result['run_id']} {result['run']['status']}: "
                 f"{result['run']['error']}",
                 err=True,
             )
             raise typer.Exit(1)
+
+
+def resume_succeeded(result: dict[str, Any]) -> bool:
+    """Whether `resume` did its job. A draft that review refused is an answer, not a failure:
+    the task waits `blocked` for a person with the reasons, and the command reports that. A run
+    that could not finish (dead-lettered after retries: index, database or model unreachable),
+    was cancelled, or failed before review gave a verdict is a failure."""
+    run = result["run"]
+    if run["status"] == "succeeded":
+        return True
+    refused = run["status"] == "failed" and run.get("review_passed") is False
+    return refused and result["state"]["status"] == "blocked"
 
 
 @runs_app.command("list")
@@ -190,7 +202,8 @@ def _resume_text(result: dict[str, Any]) -> str:
     if decision.get("missing_fields"):
         lines.append(f"missing: {', '.join(decision['missing_fields'])}")
     if run.get("review_reasons"):
-        lines += [f"review: {reason}" for reason in run["review_reasons"]]
+        lines.append("review refused the draft; a person takes over:")
+        lines += [f"  review: {reason}" for reason in run["review_reasons"]]
     lines.append(f"next step: {state.get('next_step') or '-'}")
     return "\n".join(lines)
 

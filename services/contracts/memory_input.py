@@ -42,6 +42,12 @@ class Need(BaseModel):
     retrieval_status: Literal["ok", "insufficient_evidence", "source_conflict"] = "ok"
     missing: list[str] = Field(default_factory=list)
     evidence_ids: list[str] = Field(default_factory=list)
+    exceptions: list[str] = Field(
+        default_factory=list,
+        description="Evidence ids of clauses in the documents of this need's rules that set "
+        "those rules aside for this task (an exception or condition the task meets): a draft "
+        "states these, not the rule.",
+    )
 
 
 class InputEvidence(BaseModel):

@@ -46,6 +46,8 @@ OUTPUT_KEYS = (
     "model_calls",
     "tokens",
     "human_intervention_rate",
+    "evidence_span_chars_p50",
+    "evidence_span_chars_p95",
     "failures",
 )
 
@@ -116,6 +118,7 @@ def _metrics(
     recalls, reciprocal, ndcgs, latencies = [], [], [], []
     forbidden_hits = status_hits = 0
     citations_ok = citations_total = 0
+    span_chars: list[int] = []
     for case, outcome in outcomes:
         k = getattr(case, "k", 5)
         docs = _distinct_documents(outcome.ranked)
@@ -146,6 +149,7 @@ def _metrics(
             )
         for citation in outcome.citations:
             citations_total += 1
+            span_chars.append(citation.end - citation.start)
             if _citation_holds(services, outcome.tenant_id, citation):
                 citations_ok += 1
             else:
@@ -170,6 +174,8 @@ def _metrics(
         "latency_ms_p95": _percentile(latencies, 95),
         "model_calls": sum(o.model_calls for _c, o in outcomes),
         "tokens": sum(o.tokens for _c, o in outcomes),
+        "evidence_span_chars_p50": _percentile([float(n) for n in span_chars], 50),
+        "evidence_span_chars_p95": _percentile([float(n) for n in span_chars], 95),
         "human_intervention_rate": (
             sum(1 for o in task_outcomes if o.needed_human) / len(task_outcomes)
             if task_outcomes

@@ -223,12 +223,16 @@ def label(key: str, *, chinese: bool) -> str:
     return entry.en[0] if entry.en else humanize(key)
 
 
-def search_phrase(key: str) -> str:
-    """The field in the words a document would use: the first phrase of each language."""
+def search_phrase(key: str, *, chinese: bool | None = None) -> str:
+    """The field in the words a document would use: the first phrase of each language, or of
+    the task's language only (`chinese` True or False). A query in one language is answered by
+    spans in that language word for word, and by spans in another through the embedding;
+    mixing both would ask every span for words of a language it is not written in."""
     entry = term(key)
-    parts = [entry.zh[0]] if entry.zh else []
-    parts += [entry.hans[0]] if entry.hans else []
-    parts += [entry.en[0]] if entry.en else [humanize(key)]
+    parts = [entry.zh[0]] if entry.zh and chinese is not False else []
+    parts += [entry.hans[0]] if entry.hans and chinese is not False else []
+    if chinese is not True or not parts:
+        parts += [entry.en[0]] if entry.en else [humanize(key)]
     return " ".join(dict.fromkeys(parts))
 
 

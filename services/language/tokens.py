@@ -8,6 +8,8 @@ import unicodedata
 from collections.abc import Container, Iterable
 from dataclasses import dataclass
 
+import jieba
+import jieba.posseg
 import opencc
 
 # Han, kana and hangul: scripts written without spaces, tokenised as character n-grams.
@@ -41,6 +43,8 @@ ZH_FUNCTION_WORDS = (
     "请问",
     "什麼",
     "什么",
+    "時候",
+    "时候",
     "怎麼",
     "怎么",
     "怎樣",
@@ -108,7 +112,13 @@ _EN_STOPWORDS_TEXT = """
     no not nor only own same such too very just also again once more most other others much many
     few lot lots get gets got tell please one ones use used using like still yet up down out off
     now currently current usually typically normally generally often quickly soon long ever
-    never always thing things stuff"""
+    never always thing things stuff
+    isn aren wasn weren don doesn didn won wouldn couldn shouldn hasn haven hadn let
+    someone something anyone anything everyone everything somebody anybody nobody nothing
+    say says said tell tells told ask asks asked want wants wanted give gives gave given
+    get getting make makes made take takes took taken go goes going went gone come comes came
+    know knows knew think thinks see sees saw seem seems look looks way ok okay yes hi hello
+    thanks thank kind regards dear etc"""
 EN_STOPWORDS = frozenset(_EN_STOPWORDS_TEXT.split())
 
 
@@ -243,6 +253,11 @@ _QUANTITY_IN_TEXT = re.compile(
 )
 
 
+def without_quantities(normalized: str) -> str:
+    """A question's quantities (「可以先用 7 日嗎」) are values it proposes, not topics."""
+    return _QUANTITY_IN_TEXT.sub(" ", normalized)
+
+
 def content_terms(query: str) -> list[Term]:
     """Identifiers, non-function Latin words and CJK runs split at function words.
 
@@ -359,3 +374,39 @@ def key_units(text: str) -> frozenset[str]:
         elif piece not in EN_STOPWORDS and not piece.isdigit():
             units.add(stem(piece))
     return frozenset(units)
+
+
+# Parts of speech that carry a topic (jieba's tags: nouns, verbs, adjectives, idioms, names,
+# foreign words); pronouns, particles, prepositions, numerals and the like never do.
+_CONTENT_POS = ("n", "v", "a", "i", "l", "j", "eng", "s", "b", "z")
+
+
+@functools.cache
+def _segmenter() -> jieba.Tokenizer:
+    jieba.setLogLevel(60)  # it logs its dictionary load at INFO
+    jieba.initialize()
+    return jieba.dt
+
+
+def content_words(normalized: str) -> list[str]:
+    """Content words of a normalised text, in order, without repeats: stemmed English words
+    and Chinese words of two characters or more (segmented with jieba's general dictionary)."""
+    _segmenter()
+    words: dict[str, str] = {}
+    for piece in jieba.posseg.cut(normalized):
+        word, flag = piece.word.strip(), piece.flag
+        if not word or not flag.startswith(_CONTENT_POS):
+            continue
+        if _CJK_RUN.fullmatch(word):
+            if len(word) < 2 or word in _function_words() or all(map(is_function_char, word)):
+                continue
+        elif _WORD.fullmatch(word):
+            if word in EN_STOPWORDS or word.isdigit() or len(word) < 2:
+                continue
+            word = stem(word)
+            if word in EN_STOPWORDS:
+                continue
+        else:
+            continue
+        words.setdefault(word, flag)
+    return list(words)

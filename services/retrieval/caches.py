@@ -145,6 +145,12 @@ class LexicalView:
     chunk_ids: tuple[str, ...]
     bm25: Any  # bm25s.BM25, or None when there is nothing to index
 
+    def document_frequency(self, token: str) -> int:
+        """How many of the view's chunks contain `token` (a BM25 token: CJK n-gram, word)."""
+        if self.bm25 is None:
+            return 0
+        return int(np.count_nonzero(self.bm25_scores([token])))
+
     def bm25_scores(self, query_tokens: list[str]) -> npt.NDArray[np.float64]:
         if self.bm25 is None or not query_tokens:
             return np.zeros(len(self.rows))

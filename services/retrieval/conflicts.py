@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from services.contracts.evidence_id import evidence_id_for
 from services.language.tokens import key_units
+from services.retrieval import spans
 from services.retrieval.eligibility import ChunkRow, Verified, check_citation
 from services.retrieval.facts import (
     Fact,
@@ -116,15 +117,42 @@ def find_conflicts(
             valid_from=doc.valid_from,
             valid_to=doc.valid_to,
         )
-        if any(_disagree(s, p) for p in _facts(partner) for s in by_bucket.get(p.fact.bucket, ())):
-            extra.append(partner)
-            chosen.add(eid)
+        disagreeing = [
+            p for p in _facts(partner) for s in by_bucket.get(p.fact.bucket, ()) if _disagree(s, p)
+        ]
+        if disagreeing:
+            partner = _narrow_to(partner, disagreeing[0].fact)
+            if partner.evidence_id not in chosen:
+                extra.append(partner)
+                chosen.add(partner.evidence_id)
     stated += others
     stated += [s for e in extra for s in _facts(e)]
     conflicts = _group(stated)
     if extra:
         evidence = _make_room(evidence, extra, conflicts, k)
     return conflicts, evidence
+
+
+def _narrow_to(evidence: Evidence, fact: Fact) -> Evidence:
+    """The unit of a partner chunk that states the disagreeing fact: cited like any span."""
+    _, index = aligned_normalize(evidence.quote)
+    at = index[fact.start] if fact.start < len(index) else 0
+    for start, end in spans.units(evidence.quote):
+        if start <= at < end:
+            return evidence.model_copy(
+                update={
+                    "evidence_id": evidence_id_for(
+                        evidence.document_id,
+                        evidence.version,
+                        evidence.start + start,
+                        evidence.start + end,
+                    ),
+                    "start": evidence.start + start,
+                    "end": evidence.start + end,
+                    "quote": evidence.quote[start:end],
+                }
+            )
+    return evidence
 
 
 def _facts(evidence: Evidence) -> list[_Stated]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,7 +12,6 @@ import numpy.typing as npt
 from services.language import tokens as text_analysis
 from services.retrieval.caches import LexicalView, TenantBlock
 from services.retrieval.embedders import Vectors
-from services.retrieval.relevance import term_found
 
 RRF_K = 60  # the constant from Cormack et al.; it damps the weight of top ranks
 LIST_DEPTH = 100  # how deep each signal's list enters the fusion
@@ -109,6 +109,16 @@ def vector_top(query_vector: Vectors, block: TenantBlock, view: LexicalView, n: 
     scores = block.matrix[view.rows] @ query_vector
     order = np.argsort(-scores, kind="stable")[:n]
     return [block.ids[int(view.rows[i])] for i in order]
+
+
+# A CJK term counts as found when at least half of its characters are (see Term.coverage).
+TERM_SHARE = 0.5
+
+
+def term_found(term: text_analysis.Term, text: str, units: Container[str]) -> bool:
+    if term.kind == "identifier":
+        return text_analysis.contains_identifier(text, term.text)
+    return term.coverage(units) >= TERM_SHARE
 
 
 def _coverage(terms: list[text_analysis.Term], block: TenantBlock, row: int) -> float:

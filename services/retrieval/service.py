@@ -18,6 +18,8 @@ from services.db.engine import Database
 from services.db.models import DocumentVersion, IndexChunk
 from services.language import tokens as text_analysis
 from services.records import audit
+from services.retrieval import answerability, spans
+from services.retrieval.answerability import QueryProfile
 from services.retrieval.caches import LexicalView, Payload, RetrievalCaches, TenantBlock
 from services.retrieval.conflicts import find_conflicts
 from services.retrieval.coverage import unsearchable_relevant
@@ -81,9 +83,15 @@ class RetrievalService:
         candidates = self._ranked(active, view, block, analysis)
         timings["rank_ms"] = _since(started) - timings["eligible_ms"]
         vector_z = {c.chunk_id: c.vector_z for c in candidates}
+        texts = [block.matched[int(r)] for r in view.rows]
+        found = [block.units[int(r)] for r in view.rows]
+        profile = answerability.profile(
+            query, lambda unit: answerability.document_frequency(unit, texts, found), len(texts)
+        )
         with _Verifier(self._db, principal, as_of) as verifier:
-            evidence, dropped = self._verify(verifier, candidates, by_id, block, k=k)
-            assessment = _judge(query, evidence, block, vector_z)
+            chunks, dropped = self._verify(verifier, candidates, by_id, block, k=k)
+            evidence = _narrow(chunks, verifier, profile)
+            assessment = _judge(query, profile, evidence, block, vector_z)
             conflicts, evidence = find_conflicts(
                 evidence,
                 verifier.lookup,
@@ -96,7 +104,7 @@ class RetrievalService:
                 k=k,
             )
         if conflicts:  # partners may have joined the evidence
-            assessment = _judge(query, evidence, block, vector_z)
+            assessment = _judge(query, profile, evidence, block, vector_z)
         status = (
             "insufficient_evidence"
             if not assessment.sufficient
@@ -159,7 +167,53 @@ class RetrievalService:
             rank=0,
         )
 
+    # ---- units ---------------------------------------------------------------------------------
+    def units(
+        self, principal: Principal, document_id: str, version: int, *, as_of: date | None = None
+    ) -> list[Evidence]:
+        """Every citable unit (sentence, clause, list item) of a document version, in order,
+        each an ordinary citation: the version must be current, approved and readable by the
+        principal, exactly as for `resolve`; NotFound otherwise. Lets the agents read the rest
+        of a cited document (its exceptions, its lists) and cite those parts precisely."""
+        as_of = as_of or today(self._clock)
+        with self._db.read() as session:
+            current = current_versions(
+                session, principal, as_of=as_of, document_ids=[document_id]
+            ).get(document_id)
+            if current is None or current.version != version:
+                raise NotFound("evidence", f"{document_id}@{version}")
+            chunks = self._chunk_bounds(session, principal.tenant_id, document_id, version)
+        found = []
+        for start, end in spans.units(current.body):
+            chunk_id = next((c for c, s, e in chunks if s <= start and end <= e), None)
+            found.append(
+                _evidence(
+                    current,
+                    chunk_id=chunk_id or f"{principal.tenant_id}/{document_id}@{version}",
+                    start=start,
+                    end=end,
+                    rank=0,
+                )
+            )
+        return found
+
     # ---- internals ----------------------------------------------------------------------------
+    def _chunk_bounds(
+        self, session: Session, tenant_id: str, document_id: str, version: int
+    ) -> list[tuple[str, int, int]]:
+        found = active_index(session, self._index.space, tenant_id)
+        if found is None:
+            return []
+        rows = session.execute(
+            select(IndexChunk.chunk_id, IndexChunk.start, IndexChunk.end).where(
+                IndexChunk.index_version == found[0].index_version,
+                IndexChunk.tenant_id == tenant_id,
+                IndexChunk.document_id == document_id,
+                IndexChunk.version == version,
+            )
+        )
+        return [(str(c), int(s), int(e)) for c, s, e in rows]
+
     def _active(self, session: Session, tenant_id: str) -> tuple[ActiveIndex, int]:
         found = active_index(session, self._index.space, tenant_id)
         if found is None:
@@ -390,26 +444,49 @@ class _Verifier:
         )
 
 
+def _narrow(chunks: list[Evidence], verifier: _Verifier, profile: QueryProfile) -> list[Evidence]:
+    """Each verified chunk hit becomes the minimal span of it that answers the query best."""
+    current = verifier.lookup([e.document_id for e in chunks])
+    score = answerability.span_score(profile)
+    narrowed: list[Evidence] = []
+    seen: set[str] = set()
+    for chunk in chunks:
+        doc = current.get(chunk.document_id)
+        if doc is None:  # verified a moment ago in the same snapshot: cannot happen
+            continue
+        start, end = spans.best_span(doc.body, chunk.start, chunk.end, score)
+        span = _evidence(doc, chunk_id=chunk.chunk_id, start=start, end=end, rank=chunk.rank)
+        if span.evidence_id not in seen:
+            seen.add(span.evidence_id)
+            narrowed.append(span)
+    return [e.model_copy(update={"rank": i + 1}) for i, e in enumerate(narrowed)]
+
+
 def _judge(
-    query: str, evidence: list[Evidence], block: TenantBlock, vector_z: dict[str, float]
+    query: str,
+    profile: QueryProfile,
+    evidence: list[Evidence],
+    block: TenantBlock,
+    vector_z: dict[str, float],
 ) -> Assessment:
-    """Relevance looks at each document's returned chunks together."""
+    """Relevance reads each document's returned spans with the chunks they were cut from."""
     by_doc: dict[str, list[Evidence]] = {}
     for e in evidence:
         by_doc.setdefault(e.ref, []).append(e)
     items = []
     for parts in by_doc.values():
-        rows = [block.row_of[e.chunk_id] for e in parts]
+        rows = list(dict.fromkeys(block.row_of[e.chunk_id] for e in parts))
         items.append(
             Item(
                 evidence_ids=tuple(e.evidence_id for e in parts),
                 text="\n".join(block.matched[r] for r in rows),
                 units=text_analysis.TextUnits.joined(block.units[r] for r in rows),
                 quote="\n".join(e.quote for e in parts),
+                section="\n".join(block.texts[r] for r in rows),
                 vector_z=max(vector_z.get(e.chunk_id, 0.0) for e in parts),
             )
         )
-    return assess(query, items)
+    return assess(query, items, distinctive=profile.distinctive)
 
 
 def _evidence(doc: Verified, *, chunk_id: str, start: int, end: int, rank: int) -> Evidence:

@@ -88,3 +88,7 @@ class Retriever(Protocol):
     def resolve(
         self, principal: Principal, evidence_id: str, *, as_of: date | None = None
     ) -> Evidence: ...
+
+    def units(
+        self, principal: Principal, document_id: str, version: int, *, as_of: date | None = None
+    ) -> list[Evidence]: ...

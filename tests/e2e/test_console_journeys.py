@@ -39,8 +39,12 @@ def test_sales_resumes_q42_to_an_approved_draft(page: Page, console, screenshots
     draft.scroll_into_view_if_needed()  # Streamlit's main area scrolls, not the page
     page.screenshot(path=screenshots / "task-draft.png")
 
-    # Evidence view: SOP v2 beside its text, the quoted span highlighted.
-    claim = draft.locator("[class*='st-key-task-claim-']").filter(has_text="SOP-LEADTIME@2").first
+    # Evidence view: SOP v2 beside its text, the cited span highlighted. The draft states the
+    # special-inspection exception of section 三, not the standard 15 days it sets aside.
+    claim = (
+        draft.locator("[class*='st-key-task-claim-']").filter(has_text="不直接適用標準交期").first
+    )
+    expect(claim).to_contain_text("SOP-LEADTIME@2")
     citation = claim.locator("[class*='st-key-task-cite-']").first
     citation.get_by_role("button").click()
     body = page.locator(key("evidence.body"))
@@ -50,7 +54,7 @@ def test_sales_resumes_q42_to_an_approved_draft(page: Page, console, screenshots
     expect(meta).to_contain_text("approved")
     highlighted = body.locator("span[class*='Background'], span[style*='background']")
     expect(highlighted.first).to_be_visible()
-    expect(highlighted.first).to_contain_text("15")
+    expect(highlighted.first).to_contain_text("不直接適用標準交期")
     page.screenshot(path=screenshots / "evidence.png")
 
     # Approvals: approve the draft in the confirmation dialog, see the toast.

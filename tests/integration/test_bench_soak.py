@@ -33,7 +33,7 @@ def test_a_short_soak_keeps_every_invariant(tmp_path):
     env.pop("MEMDESK_GEMINI_API_KEY", None)
     memdesk = str(Path(sys.executable).with_name("memdesk"))
     done = subprocess.run(
-        [memdesk, "bench", "soak", "--minutes", "0.1", "--json"],
+        [memdesk, "bench", "soak", "--minutes", "0.25", "--json"],
         capture_output=True,
         text=True,
         env=env,

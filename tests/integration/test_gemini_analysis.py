@@ -197,3 +197,27 @@ def request_input_from(result: GeminiRun) -> dict:
         content = json.dumps(result.model.requests[0]).encode()
 
     return request_input(_Request())  # type: ignore[arg-type]
+
+
+def test_structured_output_may_cite_only_the_spans_it_was_given(resume_with):
+    result = resume_with("good")
+    [request] = result.model.requests
+    given = [item["evidence_id"] for item in request_input_of(request)["evidence"]]
+    # the claims' evidence ids are an enum of exactly the spans in the memory input
+    assert given and sorted(given) in enums(request["generationConfig"])
+    assert result.run.status == "succeeded"
+
+
+def enums(node) -> list[list[str]]:
+    """Every enum in a response schema, sorted."""
+    if isinstance(node, dict):
+        found = [sorted(node["enum"])] if isinstance(node.get("enum"), list) else []
+        return found + [e for value in node.values() for e in enums(value)]
+    if isinstance(node, list):
+        return [e for value in node for e in enums(value)]
+    return []
+
+
+def request_input_of(body: dict) -> dict:
+    text = body["contents"][0]["parts"][0]["text"]
+    return json.loads(text.split("<untrusted_data>\n", 1)[1].split("\n</untrusted_data>", 1)[0])

@@ -57,6 +57,8 @@ def test_q42_resumes_end_to_end_from_the_cli(services, settings):
     superseded_other_tenant_and_injection_documents_are_never_used(resumed)
     engineering_confirmations_wait_for_engineers(resumed, loaded)
     the_run_leaves_audit_rows(resumed, loaded)
+    the_special_inspection_exception_replaces_the_standard_lead_time(resumed, loaded)
+    no_two_claims_state_the_same_span(resumed)
 
 
 def ends_awaiting_approval(resumed):
@@ -118,3 +120,35 @@ def test_another_tenant_cannot_resume_the_task(loaded, settings):
     assert done.exit_code == 2
     assert "task not found: Q42" in done.stderr
     assert loaded.tasks.get(principal(loaded, "a.sales"), "Q42").state.revision == 1
+
+
+def the_special_inspection_exception_replaces_the_standard_lead_time(resumed, loaded):
+    """Section 三 of SOP-LEADTIME v2 sets the standard lead time aside for orders with special
+    inspection, which the customer confirmed: the draft states that clause, cited on its own."""
+    body = loaded.knowledge.get(principal(loaded, "a.sales"), "SOP-LEADTIME", 2).body
+    section = body.index("三、特殊檢驗")
+    claims = resumed["decision"]["claims"]
+    cited = [(claim, eid) for claim in claims for eid in claim["evidence_ids"]]
+    exception = [
+        (claim, eid)
+        for claim, eid in cited
+        if eid.startswith("SOP-LEADTIME@2:") and int(eid.split(":")[1].split("-")[0]) == section
+    ]
+    assert exception, [c["text"] for c in claims]
+    claim, _ = exception[0]
+    assert "不直接適用標準交期" in claim["text"]
+    assert "標準交期 15 日" not in json.dumps(claims, ensure_ascii=False)  # the rule set aside
+
+
+def no_two_claims_state_the_same_span(resumed):
+    spans = []
+    for claim in resumed["decision"]["claims"]:
+        for eid in claim["evidence_ids"]:
+            ref, _, offsets = eid.partition(":")
+            start, _, end = offsets.partition("-")
+            spans.append((ref, int(start), int(end)))
+    for index, (ref, start, end) in enumerate(spans):
+        for other_ref, other_start, other_end in spans[index + 1 :]:
+            assert not (ref == other_ref and start < other_end and other_start < end), spans
+    texts = [claim["text"] for claim in resumed["decision"]["claims"]]
+    assert len(texts) == len(set(texts))

@@ -201,7 +201,10 @@ def test_a_draft_whose_cited_body_was_edited_under_its_hash_cannot_be_approved(d
     s = drafted
     draft = _draft(s)
     cited = draft.payload["citations"][0]
-    edit_body_keeping_hash(s, cited["document_id"], cited["version"], "確認單", "確認表")
+    # Change one character inside the cited span itself (a span is a sentence or a clause).
+    quote = s.retrieval.resolve(sales(s), cited["evidence_id"], as_of=AS_OF).quote
+    old = next(ch for ch in quote if "\u4e00" <= ch <= "\u9fff")
+    edit_body_keeping_hash(s, cited["document_id"], cited["version"], old, "〇")
     with pytest.raises(InvalidInput, match="no longer holds"):
         s.approval_flow.decide(sales(s), draft.id, approve=True)
     with pytest.raises(InvalidInput):

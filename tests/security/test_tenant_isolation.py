@@ -20,6 +20,7 @@ from pydantic import BaseModel
 from services.bootstrap import Services
 from services.contracts.corpus import DocStatus
 from services.contracts.decision import Claim, DecisionStatus, MemoryDecision, NextAction
+from services.contracts.evidence_id import parse_evidence_id
 from services.core.errors import MemdeskError, NotFound
 from services.core.principals import Principal
 from services.memory.types import ConversationEvent
@@ -147,6 +148,14 @@ CASES: dict[str, Case] = {
     ),
     "retrieval.resolve": Case(
         lambda s, p, t: s.retrieval.resolve(p, t.evidence, as_of=AS_OF), owner="a.sales"
+    ),
+    "retrieval.units": Case(
+        lambda s, p, t: s.retrieval.units(
+            p,
+            *parse_evidence_id(t.evidence)[:2],
+            as_of=AS_OF,  # type: ignore[index]
+        ),
+        owner="a.sales",
     ),
     # ---- approvals
     "approvals.request": Case(

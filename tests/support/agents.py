@@ -52,6 +52,11 @@ class FlakyRetriever:
     ) -> Evidence:
         return self._inner.resolve(principal, evidence_id, as_of=as_of)
 
+    def units(
+        self, principal: Principal, document_id: str, version: int, *, as_of: date | None = None
+    ) -> list[Evidence]:
+        return self._inner.units(principal, document_id, version, as_of=as_of)
+
 
 class ObedientModel:
     """A stub model that does whatever the data tells it: it copies every instruction-like

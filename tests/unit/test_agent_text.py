@@ -4,7 +4,14 @@ from decimal import Decimal
 
 import pytest
 
-from services.language.sentences import clauses, looks_like_instruction, numbers, polarity
+from services.language.sentences import (
+    asserted,
+    clauses,
+    looks_like_instruction,
+    numbers,
+    polarity,
+    qualifies,
+)
 
 
 @pytest.mark.parametrize(
@@ -68,3 +75,37 @@ def test_clauses_split_on_commas_but_not_inside_numbers():
         "Thanks,",
         "bye",
     ]
+
+
+@pytest.mark.parametrize(
+    ("text", "qualifying"),
+    [
+        # zh-Hant (the demo's lead-time SOP) and zh-Hans, English (the holdout's style)
+        ("三、特殊檢驗：客戶要求特殊檢驗時，不直接適用標準交期；", True),
+        ("需特殊检验的订单除外。", True),
+        ("有第三方見證者，交期另議。", True),
+        ("惟客戶指定材料時，依採購回覆。", True),
+        ("If an order needs special inspection, the standard lead time does not apply;", True),
+        ("Coating is quoted separately unless the customer supplies the parts.", True),
+        # a condition that adds a step does not set a rule aside
+        ("七、回覆格式：對客戶回覆交期時，須註明以工作日計、是否含表面處理。", False),
+        ("When a customer asks for special inspection, engineering must confirm the list:", False),
+        ("二、常備材料之訂單，標準交期 15 日。", False),
+        ("Standard lead time for AL6082 brackets is 20 working days.", False),
+    ],
+)
+def test_a_clause_qualifies_a_rule_only_by_closed_class_markers(text, qualifying):
+    assert qualifies(text) is qualifying
+
+
+@pytest.mark.parametrize(
+    ("claim", "kept", "dropped"),
+    [
+        ("交期：依 SOP-LT v2「材質 SUS316L 另議」", "交期", "SUS316L"),
+        ('lead time: per DELIVERY-RULES v1, "grade AL6082"', "lead time", "AL6082"),
+        ("交期 15 日（SOP-LT@2:10-40）", "15", "SOP-LT@2"),
+    ],
+)
+def test_what_a_claim_asserts_leaves_out_its_quotes_and_source_references(claim, kept, dropped):
+    text = asserted(claim)
+    assert kept in text and dropped not in text

@@ -51,40 +51,74 @@ def needing(*evidence: Evidence, answer: bool | None = True) -> list[Need]:
     ]
 
 
-def test_the_list_after_an_engineering_sentence_becomes_separate_items():
-    whole = chunk(0, len(SOP))
-    items = find_items(needing(whole), {whole.evidence_id: whole})
-    assert [item.text for item in items] == [
-        "1. 檢驗項目：逐項列明。",
-        "2. 抽樣標準：AQL。",
-        "3. 第三方見證：是否需要。",
-    ]
+def lines_of(body: str):
+    """The document's lines as citations (what DocumentReader.lines gives from units)."""
+
+    def lines(document_id: str, version: int) -> list[Evidence]:
+        found, at = [], 0
+        for line in body.split("\n"):
+            if line.strip():
+                found.append(chunk(at, at + len(line), body))
+            at += len(line) + 1
+        return found
+
+    return lines
+
+
+WITNESS = (
+    "Witness inspection procedure.\nWhen a customer asks for special inspection or a witnessed "
+    "test, engineering must confirm the following before we quote:\n1. Witness date and the "
+    "inspector's organisation.\n2. Test pieces, sampling plan and acceptance level.\n3. Report "
+    "format and language.\nSales must not promise a date before engineering replies."
+)
+
+
+@pytest.mark.parametrize(
+    ("body", "cited_text", "expected"),
+    [
+        (
+            SOP,
+            "客戶要求特殊檢驗時",
+            ["1. 檢驗項目：逐項列明。", "2. 抽樣標準：AQL。", "3. 第三方見證：是否需要。"],
+        ),
+        (
+            WITNESS,
+            "When a customer asks",
+            [
+                "1. Witness date and the inspector's organisation.",
+                "2. Test pieces, sampling plan and acceptance level.",
+                "3. Report format and language.",
+            ],
+        ),
+    ],
+)
+def test_each_list_line_after_an_engineering_sentence_is_an_item_citing_its_own_line(
+    body, cited_text, expected
+):
+    # Retrieval cites only the sentence that answers; the list is read from the document.
+    start = body.index(cited_text)
+    cited = chunk(start, start + len(cited_text), body)
+    items = find_items(needing(cited), {cited.evidence_id: cited}, lines_of(body))
+    assert [item.text for item in items] == expected
     assert [item.key for item in items] == ["engineering-1", "engineering-2", "engineering-3"]
-    assert {item.evidence_id for item in items} == {whole.evidence_id}
-
-
-def test_a_list_split_across_adjacent_chunks_is_still_found_and_cited_per_chunk():
-    cut = SOP.index("2.")
-    first, second = chunk(0, cut), chunk(cut, len(SOP))
-    items = find_items(needing(first, second), {e.evidence_id: e for e in (first, second)})
-    assert [item.evidence_id for item in items] == [
-        first.evidence_id,
-        second.evidence_id,
-        second.evidence_id,
-    ]
+    for item in items:
+        _, _, offsets = item.evidence_id.partition(":")
+        first, _, last = offsets.partition("-")
+        assert body[int(first) : int(last)] == item.text  # its own line, exactly
 
 
 def test_without_a_list_the_engineering_sentence_itself_is_the_item():
     body = "特殊檢驗不直接適用標準交期；總交期須由工程部評估後確認。其他另計。"
     whole = chunk(0, len(body), body)
-    [item] = find_items(needing(whole), {whole.evidence_id: whole})
+    [item] = find_items(needing(whole), {whole.evidence_id: whole}, lines_of(body))
     assert item.text == "總交期須由工程部評估後確認。"
 
 
 @pytest.mark.parametrize(("answer", "knowledge_class"), [(False, "fact"), (True, "history")])
 def test_declined_requirements_and_non_facts_give_no_items(answer, knowledge_class):
     whole = chunk(0, len(SOP), knowledge_class=knowledge_class)
-    assert find_items(needing(whole, answer=answer), {whole.evidence_id: whole}) == []
+    found = find_items(needing(whole, answer=answer), {whole.evidence_id: whole}, lines_of(SOP))
+    assert found == []
 
 
 def test_the_registry_holds_enterprise_memory_1_0_0_with_its_bindings():

@@ -167,3 +167,22 @@ def test_a_claim_never_states_a_number_its_quote_does_not(amounts):
     for claim in decision.claims:
         text = claim.text.replace("SOP v2", "")
         assert numbers(text) <= numbers(quote)
+
+
+def test_every_span_that_answers_a_need_is_claimed_once():
+    items = [
+        evidence("SOP-SURF@1:0-40", "SUS316L 表面處理：鈍化依本標準辦理。"),
+        evidence("SOP-EN@1:0-60", "Surface treatment of SUS316L parts is passivation to A967."),
+        # the same span again, as another need retrieved it
+        evidence("SOP-SURF@1:0-40", "SUS316L 表面處理：鈍化依本標準辦理。"),
+        evidence("MAIL@1:0-30", "客戶詢問 SUS316L 表面處理", "history"),
+    ]
+    needs = [
+        need("surface_treatment", ["SOP-SURF@1:0-40", "SOP-EN@1:0-60", "MAIL@1:0-30"]),
+        need("passivation_spec", ["SOP-SURF@1:0-40"]),
+    ]
+    decision = analyze(needs, items)
+    cited = [eid for claim in decision.claims for eid in claim.evidence_ids]
+    assert cited == ["SOP-SURF@1:0-40", "SOP-EN@1:0-60"]  # each answering span, once
+    assert decision.status == "ready_for_review" and decision.missing_fields == []
+    assert "passivation to A967" in decision.claims[1].text  # the span whole

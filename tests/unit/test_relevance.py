@@ -1,10 +1,10 @@
-"""The sufficiency rule: identifiers, a majority of comparable terms, the vector across scripts,
-and the kind of quantity a question asks for."""
+"""The sufficiency rule: identifiers, a majority of comparable terms, the distinctive unit, the
+vector across scripts, and the type of answer a question asks for."""
 
 from __future__ import annotations
 
 from services.language import tokens as text
-from services.retrieval.relevance import Item, asked_kinds, assess
+from services.retrieval.relevance import Item, assess
 
 
 def item(body: str, *, title: str = "", z: float = 0.0, eid: str = "DOC@1:0-10") -> Item:
@@ -14,6 +14,7 @@ def item(body: str, *, title: str = "", z: float = 0.0, eid: str = "DOC@1:0-10")
         text=normalized,
         units=text.unit_set(normalized),
         quote=body,
+        section=body,
         vector_z=z,
     )
 
@@ -70,8 +71,13 @@ def test_words_matched_in_the_same_script_outrank_a_foreign_vector_pick() -> Non
     assert result.relevant == frozenset({"A@1:0-1"})
 
 
-def test_question_kinds_come_from_interrogatives_and_amount_nouns() -> None:
-    kinds = {name for name, _units in asked_kinds("報價單價是多少？要幾天交貨？")}
-    assert kinds == {"price", "duration"}
-    assert asked_kinds("What is the MRB?") == []
-    assert {n for n, _u in asked_kinds("How often is it sampled?")} == {"frequency"}
+def test_an_item_without_the_distinctive_unit_is_not_relevant() -> None:
+    heat = item("熱處理外包前置時間為 7 個工作日。", title="熱處理外包作業")
+    assert assess("電鍍外包前置時間", [heat]).sufficient
+    result = assess("電鍍外包前置時間", [heat], distinctive="电镀")
+    assert not result.sufficient
+
+
+def test_the_distinctive_unit_counts_only_in_its_own_script() -> None:
+    english = item("Outsourced plating lead time is 10 working days.", z=3.0)
+    assert assess("電鍍外包前置時間", [english], distinctive="电镀").sufficient

@@ -53,6 +53,13 @@ class FakeRetriever:
             return POOL[evidence_id]
         raise NotFound("evidence", evidence_id)
 
+    def units(self, principal, document_id, version, *, as_of=None):
+        """Each pooled quote stands for its whole document here."""
+        found = [e for e in POOL.values() if (e.document_id, e.version) == (document_id, version)]
+        if not found:
+            raise NotFound("evidence", f"{document_id}@{version}")
+        return found
+
 
 DATA = MemoryInput(
     task=InputTask(
@@ -110,6 +117,7 @@ def test_a_grounded_decision_passes_every_check():
         "history_not_commitment",
         "not_inference_only",
         "no_instructions",
+        "exceptions_respected",
     }
 
 
@@ -188,3 +196,30 @@ def test_a_model_reviewer_can_add_problems_but_never_clear_them():
         SALES, raw_decision={**GOOD, "task_id": "X"}, data=DATA, pool=POOL, as_of=AS_OF
     )
     assert bad.model_review is None  # not asked: the deterministic checks already failed
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # zh-Hant (a special-inspection SOP of another tenant): 材質 inside the quote, v1 outside
+        "特殊檢驗：依 SOP-X v1「客戶要求特殊檢驗時（例如第三方見證、PMI 材質成分分析、"
+        "全數尺寸檢驗），業務應先開立確認單。」",
+        # English (the holdout's wording style): the quote names a material grade of its own
+        'Lead time: per DELIVERY-RULES v1, "Standard lead time for AL6082 material is 20 days."',
+        # a bare evidence id after the quote
+        "交期：「SUS316L 材質另議」（SOP-LEADTIME@2:0-20）",
+    ],
+)
+def test_words_inside_a_claims_quote_are_not_what_it_asserts(text):
+    report = review(claim(text, "SOP-LEADTIME@2:0-20"))
+    failed = {c.name: c.problems for c in report.checks if not c.passed}
+    assert "confirmed_respected" not in failed, failed
+
+
+@pytest.mark.parametrize(
+    "text", ["材質改為 SUS316L，交期 15 日", "Change the material to SUS316L; lead time 15 days"]
+)
+def test_a_claim_asserting_another_confirmed_value_still_fails(text):
+    report = review(claim(text, "SOP-LEADTIME@2:0-20"))
+    failed = {c.name: c.problems for c in report.checks if not c.passed}
+    assert any("SUS316L" in p for p in failed["confirmed_respected"]), failed

@@ -1,0 +1,143 @@
+"""General answer-type recognisers: what kind of answer a question asks for, and whether a text
+states one (dates, durations, money, counts, percentages, people), in Chinese and English.
+
+These are closed-class words of each language (interrogatives, calendar words, counters,
+currency signs), not the vocabulary of any corpus. Questions and texts are folded to lower case
+and Simplified script before matching, so Traditional text needs no patterns of its own.
+"""
+
+from __future__ import annotations
+
+import re
+
+from services.language.tokens import normalize
+
+DATE = "date"
+DURATION = "duration"
+MONEY = "money"
+COUNT = "count"
+PERCENTAGE = "percentage"
+PERSON = "person"
+
+# ---- what a question asks for --------------------------------------------------------------
+_ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        DURATION,
+        re.compile(
+            r"多久|多长时间|多少(?:个)?(?:工作)?(?:天|日|小时|分钟|周|星期|个月|年)|"
+            r"几(?:个)?(?:工作)?(?:天|日|小时|分钟|周|星期|个月)|"
+            r"how long|how soon|how quickly|how many (?:\w+ )?(?:days|hours|minutes|weeks|months|"
+            r"years)\b"
+        ),
+    ),
+    (
+        DATE,
+        re.compile(
+            r"哪(?:一)?天|哪(?:一)?年|何时|什么时候|什么时间|几号|几月|哪个月|哪(?:一)?日|"
+            r"\bwhen\b|what date|which date|what day|which day|what year|which year|"
+            r"what time|what month|which month"
+        ),
+    ),
+    (
+        MONEY,
+        re.compile(
+            r"多少钱|几(?:块)?钱|多少元|几元|价格|价钱|费用|收费|单价|附加费|加价|折扣|费率|"
+            r"how much (?:does|do|is|are|was|were|will|would|should|did)\b|"
+            r"\bprices?\b|\bcosts?\b|\bfees?\b|\b(?:sur)?charges?\b|\bdiscounts?\b|"
+            r"\bmarkups?\b"
+        ),
+    ),
+    (
+        PERCENTAGE,
+        re.compile(
+            r"百分之几|百分比|比例|比率|几成|what percent|\bpercentage\b|\bhow many percent"
+        ),
+    ),
+    (
+        COUNT,
+        re.compile(
+            r"多少(?:个|件|片|名|位|人|家|座|次|种|只|条|台|箱|批|所|部|本|项)|"
+            r"几(?:个|件|片|名|位|人|家|座|次|种|只|条|台|箱|批|所|部|本|项)|"
+            r"how many\b"
+        ),
+    ),
+    (PERSON, re.compile(r"谁|哪位|哪一位|什么人|\bwho\b|\bwhom\b|\bwhose\b")),
+)
+
+
+def asked(question: str) -> tuple[str, ...]:
+    """The answer types a question asks for (none for a question asking for a procedure)."""
+    text = normalize(question)
+    kinds = [kind for kind, pattern in _ASKS if pattern.search(text)]
+    if DURATION in kinds and COUNT in kinds:
+        kinds.remove(COUNT)  # "how many days" asks for a duration
+    return tuple(kinds)
+
+
+# ---- what a text states --------------------------------------------------------------------
+_NUM = r"(?:\d[\d,.]*|[零〇一二两三四五六七八九十百千万半几数]+)"
+_WEEKDAY = (
+    r"(?:星期|礼拜|周)[一二三四五六日天]|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+)
+_MONTH = r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|" + (
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
+)
+_STATES: dict[str, re.Pattern[str]] = {
+    DATE: re.compile(
+        rf"\d{{4}}\s*[-/.年]\s*\d{{1,2}}|{_NUM}\s*年|{_NUM}\s*月\s*{_NUM}\s*[日号]|"
+        rf"\d{{1,2}}/\d{{1,2}}|\b(?:{_MONTH})\.?\s+\d{{1,2}}\b|\b\d{{1,2}}\s+(?:{_MONTH})\b|"
+        rf"\b(?:in|since|by|until|before|after)\s+\d{{4}}\b|\b1[5-9]\d\d\b|\b20\d\d\b|{_WEEKDAY}|"
+        r"昨天|前天|今天|明天|后天|上(?:个)?(?:周|星期|礼拜|月)|下(?:个)?(?:周|星期|礼拜|月)|"
+        r"去年|今年|明年|前年|世纪|年代|"
+        rf"{_NUM}\s*(?:天|日|周|星期|个月|年)(?:前|后|以前|以后)|"
+        r"\byesterday\b|\btoday\b|\btomorrow\b|\b(?:last|next|this)\s+(?:week|month|year|"
+        r"weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|"
+        r"\b(?:\w+)\s+(?:days?|weeks?|months?|years?)\s+(?:ago|later|before|after)\b|"
+        r"\bcentury\b|\b\d{2,4}s\b"
+    ),
+    DURATION: re.compile(
+        rf"{_NUM}\s*(?:个)?(?:工作)?(?:天|日|小时|分钟|秒|周|星期|个月|年|世纪)|"
+        r"\b(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+        r"fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred|several|few)[\s-]+"
+        r"(?:working\s+|business\s+|calendar\s+)?(?:seconds?|minutes?|hours?|days?|weeks?|"
+        r"months?|years?)\b|\b\d+\s*(?:h|hrs?|d|wks?|mins?)\b"
+    ),
+    MONEY: re.compile(
+        r"[$€£¥￥]\s*\d|\d[\d,.]*\s*(?:元|块|美元|欧元|英镑|日元|港币|人民币|万元|亿元)|"
+        r"\b(?:usd|eur|gbp|jpy|cny|rmb|twd|ntd|nt\$|hkd|sgd|aud|cad|chf)\s*\d|"
+        r"\d[\d,.]*\s*(?:usd|eur|gbp|jpy|cny|rmb|twd|ntd|hkd|sgd|aud|cad|chf|dollars?|euros?|"
+        r"pounds?|yuan|cents?)\b"
+    ),
+    PERCENTAGE: re.compile(
+        r"\d[\d.]*\s*[%％]|百分之|[一二三四五六七八九十]成|\bpercent\b|\bper\s?cent\b"
+    ),
+    COUNT: re.compile(
+        rf"{_NUM}\s*(?:个|件|片|名|位|人|家|座|次|种|只|条|台|箱|批|所|部|本|项|支|套|张|颗|粒)|"
+        r"\b\d[\d,]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+        r"dozen|hundred|thousand|million|several)\b"
+    ),
+}
+# A person: a name in Latin script (two capitalised words), or Chinese name-like runs next to a
+# role word. Recognising every name is beyond a rule; a span with a role word or a capitalised
+# name is accepted, everything else is left to the other features.
+_PERSON_LATIN = re.compile(
+    r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z.]+)+\b|\b(?:manager|engineer|officer|director|department|"
+    r"team|supervisor|owner|board|committee|inspector|buyer|customer)s?\b",
+    re.IGNORECASE,
+)
+_PERSON_CJK = re.compile(
+    r"先生|女士|小姐|教授|博士|总统|主席|部长|经理|主任|负责人|创始人|作者|导演|演员|歌手|"
+    r"[\u4e00-\u9fff](?:部|处|科|组|室|课|中心|委员会|主管|人员|工程师|专员)|"
+    r"[\u4e00-\u9fff]{2,4}(?:说|表示|指出|担任|出任|任命|出生|创立|创办|发明|提出|主演|执导)"
+)
+
+
+def states(kind: str, text: str) -> bool:
+    """Whether `text` states an answer of this kind."""
+    if kind == PERSON:
+        return bool(_PERSON_LATIN.search(text) or _PERSON_CJK.search(normalize(text)))
+    folded = normalize(text)
+    if kind == MONEY and _STATES[PERCENTAGE].search(folded):
+        return True  # a surcharge, discount or markup is often a share of the price
+    pattern = _STATES.get(kind)
+    return bool(pattern and pattern.search(folded))

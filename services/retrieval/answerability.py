@@ -1,0 +1,205 @@
+"""When retrieved evidence answers a query: one scoring rule over (query, span) features.
+
+Nothing here depends on a corpus's wording. The features of a query against one span (with its
+document's title) are:
+
+* **term coverage weighted by IDF over the principal's eligible set**: the query's content units
+  (identifiers, stemmed English words, Chinese words from a general-purpose segmenter) each weigh
+  their inverse document frequency among the chunks the principal may read now, so a word every
+  document uses weighs little and the name of the thing asked about weighs most. A unit no
+  eligible chunk contains keeps the highest weight;
+* **the most distinctive unit must be covered**: the heaviest unit of the query that the
+  principal's knowledge uses at all (電鍍 in 「電鍍外包前置時間」) has to be in the span or its
+  title;
+* **identifiers** (part numbers, specs) must all be there;
+* **the answer type**: a question that asks for a date (calendar, relative or weekday, Chinese
+  or English), a duration, an amount of money, a count, a percentage or a person needs a span
+  that states one (recognisers in services.language.answer_types);
+* **across scripts**, where words cannot be compared, the embedding's rank: the span's chunk must
+  be the embedding's first choice among everything the principal may read, or stand out from it
+  by two standard deviations.
+
+A span answers when it has every identifier, the distinctive unit and the asked answer type, and
+its weighted coverage reaches COVERAGE_THRESHOLD, fitted on one public dataset and validated on
+another (README "Retrieval"). Similarity is never a confidence: it only ranks, and decides alone
+only across scripts.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Container, Sequence
+from dataclasses import dataclass
+
+from services.language import answer_types
+from services.language import tokens as text_analysis
+
+# Share of the query's IDF weight a span (with its title) must cover. Fitted on CMRC 2018 dev
+# (answerable vs ACL-hidden answers), validated on the other datasets (see README).
+COVERAGE_THRESHOLD = 0.6
+# Across scripts only the embedding can compare: its pick must be an outlier among everything
+# the principal may read (two standard deviations, the conventional cut-off).
+OUTLIER_Z = 2.0
+
+
+@dataclass(frozen=True)
+class QueryProfile:
+    """The query's content units with their weights, and what the question asks for."""
+
+    query: str
+    weights: dict[str, float]  # unit → IDF weight over the eligible set
+    identifiers: tuple[str, ...]
+    distinctive: str | None  # the heaviest unit
+    asked: tuple[str, ...]  # answer types the question asks for
+    script: str  # "cjk" | "latin"
+
+    @property
+    def total(self) -> float:
+        return sum(self.weights.values())
+
+    def display(self, unit: str) -> str:
+        """A unit as the question wrote it (units are folded to Simplified, lower case)."""
+        folded = text_analysis.normalize(self.query)
+        at = folded.find(unit)
+        if at >= 0 and len(folded) == len(self.query):
+            return self.query[at : at + len(unit)]
+        return unit.upper() if unit in self.identifiers else unit
+
+
+def profile(query: str, document_frequency: Callable[[str], int], size: int) -> QueryProfile:
+    """Weigh the query's content units by IDF among `size` eligible chunks."""
+    units: list[str] = []
+    df: dict[str, int] = {}
+    for unit in query_units(query):
+        frequency = document_frequency(unit)
+        parts = [unit] if frequency or not _CJK.match(unit) or len(unit) < 3 else []
+        if not parts:
+            # A longer Chinese word the knowledge never writes whole (保固期 where it says
+            # 保固): its two-character parts that do occur stand for it.
+            parts = [unit[i : i + 2] for i in range(len(unit) - 1)]
+            parts = [p for p in parts if document_frequency(p)] or [unit]
+        for part in parts:
+            if part not in df:
+                df[part] = frequency if part == unit else document_frequency(part)
+                units.append(part)
+    # A unit no eligible chunk contains weighs the most (IDF at df 0): nothing the principal
+    # may read says it, so the rest of the question must be covered all the better.
+    weights = {unit: _idf(df[unit], size) for unit in units}
+    known = [u for u in units if df[u] > 0]
+    # Only what the principal's knowledge uses can be distinctive.
+    distinctive = max(known, key=lambda u: (weights[u], u)) if known else None
+    return QueryProfile(
+        query=query,
+        weights=weights,
+        identifiers=tuple(text_analysis.identifiers(query)),
+        distinctive=distinctive,
+        asked=answer_types.asked(query),
+        script=text_analysis.script_of(query),
+    )
+
+
+def query_units(query: str) -> list[str]:
+    """The query's content units: identifiers, stemmed content words, and Chinese words from a
+    general-purpose segmenter (content parts of speech only, two characters or more)."""
+    found = list(text_analysis.identifiers(query))
+    norm = text_analysis.without_quantities(text_analysis.normalize(query))
+    for ident in found:  # an identifier is one unit, not the words inside it
+        norm = re.sub(rf"(?<![a-z0-9]){re.escape(ident)}(?![a-z0-9])", " ", norm)
+    found += [w for w in text_analysis.content_words(norm) if w not in found]
+    return found
+
+
+def document_frequency(unit: str, texts: Sequence[str], units: Sequence[Container[str]]) -> int:
+    """In how many of the chunks (normalised texts with their units) `unit` is present."""
+    return sum(_present(unit, text, found) for text, found in zip(texts, units, strict=True))
+
+
+@dataclass(frozen=True)
+class SpanVerdict:
+    answers: bool
+    coverage: float
+    missing: tuple[str, ...]  # what the span lacks, as units or "a stated <type>"
+    by_vector: bool = False
+
+
+def judge(
+    query: QueryProfile,
+    span: str,
+    title: str,
+    *,
+    section: str,
+    vector_z: float,
+    vector_rank: int | None = None,
+) -> SpanVerdict:
+    """Whether one span answers the query: the words are read in the section the span was cut
+    from (with the document's title: a question names its context, which a one-sentence span
+    need not repeat); the answer type must be stated in the span itself."""
+    text = text_analysis.normalize(f"{title}\n{section}")
+    found = text_analysis.TextUnits.of(text)
+    missing_ids = tuple(
+        i.upper() for i in query.identifiers if not text_analysis.contains_identifier(text, i)
+    )
+    comparable = {u: w for u, w in query.weights.items() if _comparable(u, section)}
+    if not comparable or sum(comparable.values()) < 0.5 * query.total:
+        # Another script: words cannot be compared; identifiers and the embedding can.
+        types_ok = all(answer_types.states(t, span) for t in query.asked)
+        # The embedding's own first choice, or an outlier among everything readable.
+        chosen = vector_rank == 1 or vector_z >= OUTLIER_Z
+        answers = not missing_ids and types_ok and chosen
+        return SpanVerdict(answers, 0.0, missing_ids, by_vector=answers)
+    covered = sum(w for u, w in comparable.items() if _present(u, text, found))
+    coverage = covered / sum(comparable.values())
+    missing = list(missing_ids)
+    distinctive = query.distinctive
+    if distinctive in comparable and not _present(distinctive, text, found):
+        missing.append(distinctive)
+    missing += [f"a stated {t}" for t in query.asked if not answer_types.states(t, span)]
+    if coverage < COVERAGE_THRESHOLD:
+        missing += [u for u in comparable if not _present(u, text, found)]
+    return SpanVerdict(not missing, round(coverage, 4), tuple(dict.fromkeys(missing)))
+
+
+def span_score(query: QueryProfile) -> Callable[[str], float]:
+    """Ranks candidate spans of one chunk: weighted coverage, plus the asked answer types."""
+
+    def score(text: str) -> float:
+        norm = text_analysis.normalize(text)
+        found = text_analysis.TextUnits.of(norm)
+        total = query.total or 1.0
+        covered = sum(w for u, w in query.weights.items() if _present(u, norm, found)) / total
+        typed = sum(answer_types.states(t, text) for t in query.asked)
+        # Shorter is better among equals: a span grows only when it gains something.
+        return covered + typed - len(text) / 100_000
+
+    return score
+
+
+def _idf(df: int, size: int) -> float:
+    return math.log(1 + (size - df + 0.5) / (df + 0.5))
+
+
+def _present(unit: str, text: str, found: Container[str]) -> bool:
+    if _CJK.match(unit):
+        return unit in text  # a Chinese word is present where its characters stand together
+    if text_analysis.identifiers_in(unit) == [unit]:
+        return text_analysis.contains_identifier(text, unit)
+    return unit in found
+
+
+def _comparable(unit: str, section: str) -> bool:
+    """Identifiers compare across languages; words only where the section writes that
+    language (a Chinese SOP naming SUS304 and CNC does not write English)."""
+    if text_analysis.identifiers_in(unit) == [unit]:
+        return True
+    if _CJK.search(unit):
+        return len(_CJK.findall(section)) >= MIN_SCRIPT_CHARS
+    words = [w for w in _LATIN_WORD.findall(section) if not any(c.isdigit() for c in w)]
+    return len(words) >= MIN_LATIN_WORDS
+
+
+_CJK = re.compile(f"[{text_analysis.CJK}]")
+_LATIN_WORD = re.compile(r"(?<![A-Za-z0-9-])[A-Za-z]{3,}(?![A-Za-z0-9-])")
+# How much of a language a section must write for words of that language to be compared.
+MIN_SCRIPT_CHARS = 10
+MIN_LATIN_WORDS = 4

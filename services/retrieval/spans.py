@@ -1,0 +1,89 @@
+"""Citable units of a document and the minimal span of a retrieved chunk that answers a query.
+
+Retrieval ranks chunks, but evidence is cited at the size a reader checks: a sentence, a clause
+or a list item, or a few consecutive ones. Units come from the authoritative body with their
+offsets, so a span is an ordinary citation (`DOC@V:START-END`) and is re-verified like one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+# Sentence and list-item ends: CJK and Latin terminators, semicolons, line breaks.
+_UNIT_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=[^\s\d]\.)\s+")
+# A unit longer than this is cut at clause punctuation, so a span stays readable.
+MAX_UNIT_CHARS = 160
+_CLAUSE_BREAK = re.compile(r"(?<=[，,：:])")
+# A span may grow to this many units when the neighbours add what the query asks for.
+MAX_SPAN_UNITS = 3
+
+
+def units(text: str, *, offset: int = 0) -> list[tuple[int, int]]:
+    """(start, end) of every citable unit of `text`, trimmed, shifted by `offset`."""
+    found: list[tuple[int, int]] = []
+    cursor = 0
+    for piece in _UNIT_END.split(text):
+        if not piece:
+            continue
+        start = text.find(piece, cursor)
+        cursor = start + len(piece)
+        for s, e in _cut_long(text, start, start + len(piece)):
+            s, e = _trim(text, s, e)
+            if e > s:
+                found.append((s + offset, e + offset))
+    return found
+
+
+def best_span(
+    body: str,
+    start: int,
+    end: int,
+    score: Callable[[str], float],
+) -> tuple[int, int]:
+    """The smallest run of consecutive units inside body[start:end] whose text scores best.
+
+    The best single unit is taken, then a neighbour joins while it raises the score (a heading
+    and its item, a rule and the sentence naming its amount), up to MAX_SPAN_UNITS units.
+    """
+    parts = units(body[start:end], offset=start)
+    if not parts:
+        return start, end
+    scores = [score(body[s:e]) for s, e in parts]
+    first = max(range(len(parts)), key=lambda i: (scores[i], -i))
+    lo = hi = first
+    best = scores[first]
+    while hi - lo + 1 < MAX_SPAN_UNITS:
+        options = []
+        if lo > 0:
+            options.append((score(body[parts[lo - 1][0] : parts[hi][1]]), lo - 1, hi))
+        if hi + 1 < len(parts):
+            options.append((score(body[parts[lo][0] : parts[hi + 1][1]]), lo, hi + 1))
+        if not options:
+            break
+        gained, new_lo, new_hi = max(options)
+        if gained <= best:
+            break
+        best, lo, hi = gained, new_lo, new_hi
+    return parts[lo][0], parts[hi][1]
+
+
+def _cut_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    if end - start <= MAX_UNIT_CHARS:
+        return [(start, end)]
+    pieces: list[tuple[int, int]] = []
+    piece_start = start
+    for match in _CLAUSE_BREAK.finditer(text, start, end):
+        if match.end() - piece_start >= MAX_UNIT_CHARS // 2:
+            pieces.append((piece_start, match.end()))
+            piece_start = match.end()
+    pieces.append((piece_start, end))
+    return pieces
+
+
+def _trim(text: str, start: int, end: int) -> tuple[int, int]:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return start, end

@@ -1,0 +1,127 @@
+"""The answerability rule (services/retrieval/answerability.py) on text from several datasets:
+IDF-weighted coverage over the eligible set, the distinctive unit, identifiers, answer types,
+and the embedding's rank across scripts."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.language import answer_types
+from services.language import tokens as text
+from services.retrieval import answerability
+
+# A principal's eligible set: three precision-machining SOPs (zh-Hant), an export procedure and
+# a reflow profile (English), two Simplified-Chinese encyclopedia passages.
+ELIGIBLE = [
+    "新版：標準交期 15 日；特殊檢驗另評估。二、常備材料且數量 3,000 件以下之訂單，標準交期 15 日。",
+    "四、委外表面處理（陽極、電鍍、鈍化）之天數依委外廠回覆另計，並於報價單交期欄分列。",
+    "熱處理外包前置時間為 7 個工作日，由採購部確認外包廠產能。",
+    "The gross weight per crate must not exceed 500 kg. Crates are marked with the order number.",
+    "The peak reflow temperature for SAC305 solder paste is 250 °C.",
+    "1976年，他被任命为西贡总教区的助理主教，1990年出任河内总教区总主教。",
+    "该堂区成立于1905年，服务底特律北部的天主教徒。",
+]
+TEXTS = [text.normalize(t) for t in ELIGIBLE]
+UNITS = [text.TextUnits.of(t) for t in TEXTS]
+
+
+def profile(query: str) -> answerability.QueryProfile:
+    return answerability.profile(
+        query,
+        lambda unit: answerability.document_frequency(unit, TEXTS, UNITS),
+        len(TEXTS),
+    )
+
+
+def judge(query: str, span: str, *, title: str = "", z: float = 0.0, rank: int | None = None):
+    return answerability.judge(
+        profile(query), span, title, section=span, vector_z=z, vector_rank=rank
+    )
+
+
+def test_a_span_covering_the_question_answers_it_in_chinese_and_in_english():
+    assert judge("標準交期是幾天", ELIGIBLE[0]).answers
+    assert judge(
+        "What is the maximum gross weight of one export crate?",
+        ELIGIBLE[3],
+        title="Export Packaging and Shipping Procedure",
+    ).answers
+    assert judge("他什么时候被任命为助理主教？", ELIGIBLE[5]).answers
+
+
+def test_the_most_distinctive_term_must_be_covered():
+    # 電鍍 is the rarest unit of the question that the knowledge uses at all: a heat-treatment
+    # lead time covers the rest of the words and still does not answer.
+    verdict = judge("電鍍外包前置時間", ELIGIBLE[2])
+    assert not verdict.answers
+    assert "电镀" in verdict.missing
+    assert profile("電鍍外包前置時間").distinctive == "电镀"
+
+
+def test_a_missing_identifier_makes_a_span_insufficient():
+    assert not judge("What is the peak reflow temperature for SAC405 paste?", ELIGIBLE[4]).answers
+    assert judge("What is the peak reflow temperature for SAC305 paste?", ELIGIBLE[4]).answers
+
+
+def test_a_question_asking_for_a_type_needs_a_span_stating_one():
+    procedure = "檢驗報告格式：本公司標準格式或客戶指定格式（如 FAI 首件報告）。"
+    assert not judge("首件檢驗報告要收多少錢？", procedure).answers
+    assert "a stated money" in judge("首件檢驗報告要收多少錢？", procedure).missing
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("交期要幾天？", answer_types.DURATION),
+        ("How long does a reflow profile take?", answer_types.DURATION),
+        ("他是哪一年出任总主教的？", answer_types.DATE),
+        ("When did the parish open?", answer_types.DATE),
+        ("FAI 報告多少錢？", answer_types.MONEY),
+        ("How much does the crate cost?", answer_types.MONEY),
+        ("这批一共有几件？", answer_types.COUNT),
+        ("What percentage is rejected?", answer_types.PERCENTAGE),
+        ("Who approves the deviation?", answer_types.PERSON),
+    ],
+)
+def test_answer_types_are_read_from_closed_class_question_words(question, kind):
+    assert kind in answer_types.asked(question)
+
+
+@pytest.mark.parametrize(
+    ("kind", "text"),
+    [
+        (answer_types.DATE, "1976年，他被任命为助理主教"),
+        (answer_types.DATE, "we met last Saturday to sign"),
+        (answer_types.DATE, "the order arrived two weeks ago"),
+        (answer_types.DATE, "上週六已出貨"),
+        (answer_types.DATE, "shipped on March 3, 2026"),
+        (answer_types.DURATION, "標準交期 15 日"),
+        (answer_types.DURATION, "within 10 working days"),
+        (answer_types.MONEY, "每份 NT$ 3,500"),
+        (answer_types.MONEY, "41.50 USD per piece"),
+        (answer_types.PERCENTAGE, "加計 18%"),
+        (answer_types.COUNT, "數量 1,200 件"),
+    ],
+)
+def test_texts_stating_an_answer_type_are_recognised_in_both_languages(kind, text):
+    assert answer_types.states(kind, text)
+
+
+def test_relative_and_weekday_dates_count_as_dates_but_plain_words_do_not():
+    assert not answer_types.states(answer_types.DATE, "the crate is marked with the order number")
+    assert not answer_types.states(answer_types.DATE, "業務應於報價前開立確認單")
+
+
+def test_across_scripts_only_the_embedding_rank_can_answer():
+    english = "The calibration interval for handheld gauges is 6 months and is never extended."
+    assert judge("手持量具的校正週期是多久？", english, z=3.1).answers
+    assert judge("手持量具的校正週期是多久？", english, z=1.0, rank=1).answers
+    assert not judge("手持量具的校正週期是多久？", english, z=1.2, rank=4).answers
+
+
+def test_a_word_no_readable_chunk_uses_weighs_most_but_is_never_the_distinctive_one():
+    # 折扣 is in no readable chunk: nothing says it, so it weighs the most and the rest of the
+    # question has to be covered all the better; the distinctive unit is one the knowledge uses.
+    query = profile("標準交期有沒有折扣？")
+    assert query.weights["折扣"] == max(query.weights.values())
+    assert query.distinctive is not None and query.distinctive != "折扣"
