@@ -35,13 +35,22 @@ def kraft(world: World) -> Scoped:
         services.resumer.resume(sales2, "Q44", supplement="請接著處理。", as_of=AS_OF)
         runs = services.runs.search(sales2, task_id="Q44")
     approvals = services.approvals.search(sales2, task_id="Q44")
+    if not approvals:  # whatever the analysis concluded, Q44 has an item to decide
+        approvals = [
+            services.approvals.request(
+                sales2,
+                task_id="Q44",
+                decision_version=1,
+                payload={"text": "出口包裝依 PN-2208-A 規格（審核用）"},
+            )
+        ]
     real = replace(
         world.real,
         task="Q44",
         active_task="Q50",  # customer C-KRAFT as well; an owner's enqueue leaves a queued run
         run=runs[0].run_id,
-        approval=approvals[0].id if approvals else world.real.approval,
-        decision_version=approvals[0].decision_version if approvals else 1,
+        approval=approvals[0].id,
+        decision_version=approvals[0].decision_version,
     )
     return Scoped(world=world, real=real)
 
