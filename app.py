@@ -16,6 +16,11 @@ from app_pages import _login, _registry, _session
 ICON = Path(__file__).parent / "app_pages" / "assets" / "memdesk-icon.png"
 st.set_page_config(page_title="memdesk", page_icon=str(ICON), layout="wide")
 
+refused = _session.production_problem()
+if refused is not None:
+    st.error(f"memdesk will not serve in production: {refused}.")
+    st.stop()
+
 principal = _session.principal()
 if principal is None:
     login = _registry.LOGIN

@@ -28,6 +28,7 @@ from services import bootstrap
 from services.bootstrap import Services
 from services.core.errors import NotFound
 from services.core.principals import Principal
+from services.records.accounts import cookie_secret_problem
 from services.records.sessions import COOKIE_NAME
 from services.settings import Settings
 
@@ -154,6 +155,21 @@ def sync_cookie() -> None:
         st.html(_cookie_script(token, max_age), unsafe_allow_javascript=True, width="content")
     elif st.session_state.get(Keys.CLEAR_COOKIE) or sent:
         st.html(_cookie_script("", 0), unsafe_allow_javascript=True, width="content")
+
+
+def production_problem() -> str | None:
+    """Why this console must not serve in production as configured (None: it may).
+
+    With MEMDESK_ENV=production and single sign-on, the cookie that keeps people logged in is
+    signed with [auth] cookie_secret: the example's placeholder (or a short one) is refused."""
+    current = settings()
+    if current.env != "production" or current.auth_mode != "oidc":
+        return None
+    try:
+        secret = st.secrets.get("auth", {}).get("cookie_secret")
+    except FileNotFoundError:
+        secret = None
+    return cookie_secret_problem(secret)
 
 
 def require_page(name: str) -> Principal:

@@ -14,6 +14,7 @@ from services.agents.worker import Worker
 from services.approvals.flow import ApprovalFlow
 from services.approvals.store import ApprovalService
 from services.core.clock import Clock, IdGenerator, SystemClock, UuidIds
+from services.core.errors import InvalidInput
 from services.db.engine import Database, make_engine
 from services.db.migrate import upgrade
 from services.desk.service import Desk
@@ -154,7 +155,7 @@ def build(
         ),
         citations=citations,
         retention=retention,
-        accounts=Accounts(db=db, clock=clock),
+        accounts=Accounts(db=db, clock=clock, production=settings.env == "production"),
         sessions=SessionStore(
             db=db,
             clock=clock,
@@ -191,6 +192,11 @@ def initialise(services: Services) -> None:
 def seed_demo(services: Services) -> ImportReport:
     """Load the demo corpus once. `make run` calls this every time: once this exact content is in
     the store, later calls change nothing, so an admin's changes to the demo users survive."""
+    if services.settings.env == "production":
+        raise InvalidInput(
+            "seed-demo loads demo accounts with a published password: not in production "
+            "(MEMDESK_ENV=production); import your corpus and add users instead"
+        )
     initialise(services)
     path = services.settings.demo_corpus
     corpus, data = read_corpus_file(path)

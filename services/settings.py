@@ -15,6 +15,10 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="MEMDESK_", extra="ignore", frozen=True)
 
     home: Path = Field(default=Path("var"), description="Data directory: SQLite file, Chroma dir.")
+    env: Literal["development", "production"] = Field(
+        default="development",
+        description="production: no demo password, no seed-demo, no placeholder cookie secret.",
+    )
     database_url: str | None = Field(
         default=None, description="SQLAlchemy URL; default is a SQLite file under MEMDESK_HOME."
     )

@@ -35,7 +35,8 @@ from services.db.engine import Database, after_commit
 from services.db.models import Run, RunEvent, TaskRow, Tenant
 from services.llm.ports import ModelUsage
 from services.records import audit
-from services.records.redaction import hidden_refs, redact, refs_in
+from services.records.redaction import hidden_refs, refs_in, withhold
+from services.records.tasks import may_see_customer, task_visible
 from services.retrieval.types import Evidence
 
 QUEUED, RUNNING, SUCCEEDED, FAILED, DEAD_LETTER, CANCELLED = (
@@ -147,7 +148,7 @@ class RunQueue:
         require(principal, Permission.WORK_TASKS, f"{principal.user_id} may not resume tasks")
         with self._db.write() as session:
             task = session.get(TaskRow, (principal.tenant_id, task_id))
-            if task is None:
+            if task is None or not may_see_customer(principal, task.customer_id):
                 raise NotFound("task", task_id)
             if TaskStatus(task.status) in TERMINAL_TASK:
                 raise IllegalTransition(
@@ -232,7 +233,13 @@ class RunQueue:
         statuses: list[str] | None = None,
         limit: int = 50,
     ) -> list[RunView]:
-        query = select(Run).where(Run.tenant_id == principal.tenant_id)
+        query = (
+            select(Run)
+            .outerjoin(
+                TaskRow, and_(TaskRow.tenant_id == Run.tenant_id, TaskRow.task_id == Run.task_id)
+            )
+            .where(Run.tenant_id == principal.tenant_id, task_visible(principal))
+        )
         if task_id:
             query = query.where(Run.task_id == task_id)
         if statuses:
@@ -250,7 +257,7 @@ class RunQueue:
             hidden = hidden_refs(session, principal, refs_in([e.payload for e in events]))
         if not hidden:
             return events
-        return [e.model_copy(update={"payload": redact(e.payload, hidden)}) for e in events]
+        return [e.model_copy(update={"payload": withhold(e.payload, hidden)}) for e in events]
 
     def evidence(self, principal: Principal, run_id: str) -> list[Evidence]:
         """What the run's decision may cite (the evidence pool it handed to analysis), as far
@@ -509,6 +516,9 @@ class RunQueue:
         row = session.get(Run, run_id, populate_existing=True)
         if row is None or row.tenant_id != principal.tenant_id:
             raise NotFound("run", run_id)
+        task = session.get(TaskRow, (row.tenant_id, row.task_id))
+        if task is not None and not may_see_customer(principal, task.customer_id):
+            raise NotFound("run", run_id)  # another customer's run looks like a missing one
         return row
 
     @staticmethod
@@ -549,7 +559,7 @@ def _shown(session: Session, principal: Principal, views: list[RunView]) -> list
         return views
     return [
         v.model_copy(
-            update={"decision": redact(v.decision, hidden), "review": redact(v.review, hidden)}
+            update={"decision": withhold(v.decision, hidden), "review": withhold(v.review, hidden)}
         )
         for v in views
     ]

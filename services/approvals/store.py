@@ -8,11 +8,11 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import select
+from sqlalchemy import and_, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from services.core.clock import Clock, as_utc
+from services.core.clock import Clock, as_utc, random_public_id
 from services.core.errors import (
     IdempotencyConflict,
     IllegalTransition,
@@ -26,6 +26,7 @@ from services.db.engine import Database
 from services.db.models import Approval, TaskRow
 from services.records import audit
 from services.records.redaction import hidden_refs, redact, refs_in
+from services.records.tasks import may_see_customer, task_visible
 
 PENDING, APPROVED, REJECTED = "pending", "approved", "rejected"
 # Closed without a decision: another item of the same decision was rejected, so the task went
@@ -96,12 +97,15 @@ class ApprovalService:
         key = (principal.tenant_id, task_id, decision_version, item_key)
         try:
             with self._db.write() as session:
-                if session.get(TaskRow, (principal.tenant_id, task_id)) is None:
+                task = session.get(TaskRow, (principal.tenant_id, task_id))
+                if task is None or not may_see_customer(principal, task.customer_id):
                     raise NotFound("task", task_id)
                 existing = self._by_key(session, *key)
                 if existing is not None:
                     return _same_or_conflict(existing, wanted)
                 row = Approval(
+                    # Random, not a sequence: an id tells nothing about any tenant's volume.
+                    id=random_public_id(lambda n: session.get(Approval, n) is not None),
                     tenant_id=principal.tenant_id,
                     task_id=task_id,
                     decision_version=decision_version,
@@ -227,7 +231,14 @@ class ApprovalService:
         required_role: str | None = None,
         limit: int = 100,
     ) -> list[ApprovalView]:
-        query = select(Approval).where(Approval.tenant_id == principal.tenant_id)
+        query = (
+            select(Approval)
+            .outerjoin(
+                TaskRow,
+                and_(TaskRow.tenant_id == Approval.tenant_id, TaskRow.task_id == Approval.task_id),
+            )
+            .where(Approval.tenant_id == principal.tenant_id, task_visible(principal))
+        )
         if task_id is not None:
             query = query.where(Approval.task_id == task_id)
         if statuses:
@@ -235,7 +246,15 @@ class ApprovalService:
         if required_role is not None:
             query = query.where(Approval.required_role == required_role)
         with self._db.read() as session:
-            rows = session.scalars(query.order_by(Approval.id).limit(limit))
+            # Ids are random: the order is when and in which item order they were requested.
+            rows = session.scalars(
+                query.order_by(
+                    Approval.requested_at,
+                    Approval.decision_version,
+                    func.length(Approval.item_key),
+                    Approval.item_key,
+                ).limit(limit)
+            )
             return _shown(session, principal, [_view(row) for row in rows])
 
     @staticmethod
@@ -258,6 +277,9 @@ class ApprovalService:
         row = session.get(Approval, approval_id, populate_existing=True, with_for_update=lock)
         if row is None or row.tenant_id != principal.tenant_id:
             raise NotFound("approval", str(approval_id))
+        task = session.get(TaskRow, (row.tenant_id, row.task_id))
+        if task is not None and not may_see_customer(principal, task.customer_id):
+            raise NotFound("approval", str(approval_id))  # looks exactly like a missing one
         return row
 
 

@@ -151,6 +151,10 @@ def worker(
         open_services() as services,
     ):
         typer.echo(f"worker {services.worker.worker_id} started", err=True)
+        try:  # index syncs deferred while the index was unreachable are owed first
+            services.index.catch_up()
+        except MemdeskError as exc:
+            typer.echo(f"error: deferred index sync still owed: {exc}", err=True)
 
         def idle() -> None:
             try:

@@ -10,6 +10,7 @@ import typer
 from services.cli import (
     agents,
     approvals,
+    audit,
     bench,
     evaluation,
     memories,
@@ -36,6 +37,7 @@ for area in (
     retention,
     memories,
     users,
+    audit,
     bench,
 ):
     area.register(app)

@@ -93,6 +93,13 @@ def _import_text(report: Any) -> str:
         if counts:
             lines.append(f"  {label}: " + ", ".join(f"{k} {v}" for k, v in sorted(counts.items())))
     lines += [f"  warning: {w}" for w in report.warnings]
+    if report.index_sync == "deferred":
+        lines.append(
+            "  index: sync deferred (the index is unreachable); the next import, "
+            "`memdesk index sync` or worker start does it"
+        )
+    elif report.index_sync == "synced":
+        lines.append("  index: synced")
     return "\n".join(lines)
 
 

@@ -9,10 +9,40 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
+from services.contracts.ids import grant_problem, id_problem
 from services.contracts.task_state import TaskState
 from services.core.principals import is_valid_acl_entry
 
 ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+MAX_VERSION = 2_147_483_647  # a 32-bit integer column on every backend
+MAX_TITLE = 500
+MAX_NAME = 200
+MAX_NEXT_STEP = 200
+MAX_NESTING = 16  # task fields: a value nests at most this deep (lists and objects)
+
+
+def _valid_id(value: Any, kind: str) -> Any:
+    problem = id_problem(value, kind=kind)
+    if problem:
+        raise ValueError(problem)
+    return value
+
+
+def _no_nul(value: Any, *, depth: int = 0) -> Any:
+    """Text never carries NUL (PostgreSQL cannot store it) and values nest boundedly."""
+    if depth > MAX_NESTING:
+        raise ValueError(f"nested more than {MAX_NESTING} levels deep")
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise ValueError(f"contains a NUL character at position {value.index(chr(0))}")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _no_nul(key, depth=depth + 1)
+            _no_nul(item, depth=depth + 1)
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _no_nul(item, depth=depth + 1)
+    return value
 
 
 class DocType(StrEnum):
@@ -48,36 +78,89 @@ class CorpusTenant(BaseModel):
     model_config = _RECORD
 
     tenant_id: str = Field(min_length=1, max_length=64)
-    name: str = Field(min_length=1)
+    name: str = Field(min_length=1, max_length=MAX_NAME)
+
+    @field_validator("tenant_id")
+    @classmethod
+    def _tenant_id(cls, value: str) -> str:
+        return _valid_id(value, "tenant_id")  # type: ignore[no-any-return]
+
+    @field_validator("name")
+    @classmethod
+    def _text(cls, value: str) -> str:
+        return _no_nul(value)  # type: ignore[no-any-return]
 
 
 class CorpusUser(BaseModel):
     model_config = _RECORD
 
     user_id: str = Field(min_length=1, max_length=128)
-    tenant_id: str = Field(min_length=1)
-    display_name: str = ""
+    tenant_id: str = Field(min_length=1, max_length=64)
+    display_name: str = Field(default="", max_length=MAX_NAME)
     roles: list[str] = Field(default_factory=list)
     grants: list[str] = Field(default_factory=list)
+
+    @field_validator("user_id")
+    @classmethod
+    def _user_id(cls, value: str) -> str:
+        return _valid_id(value, "user_id")  # type: ignore[no-any-return]
+
+    @field_validator("tenant_id")
+    @classmethod
+    def _tenant_id(cls, value: str) -> str:
+        return _valid_id(value, "tenant_id")  # type: ignore[no-any-return]
+
+    @field_validator("display_name", "roles")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        return _no_nul(value)
+
+    @field_validator("grants")
+    @classmethod
+    def _grants(cls, value: list[str]) -> list[str]:
+        problems = [p for p in (grant_problem(grant) for grant in value) if p]
+        if problems:
+            raise ValueError("; ".join(problems))
+        return value
 
 
 class CorpusDocument(BaseModel):
     model_config = _RECORD
 
     document_id: str = Field(min_length=1, max_length=200)
-    version: int = Field(ge=1)
-    tenant_id: str = Field(min_length=1)
+    version: int = Field(ge=1, le=MAX_VERSION)
+    tenant_id: str = Field(min_length=1, max_length=64)
     doc_type: DocType
     knowledge_class: KnowledgeClass
     status: DocStatus
     valid_from: date
     valid_to: date | None = None
     acl: list[str] = Field(min_length=1)
-    language: str = "zh-Hant"
-    title: str = Field(min_length=1)
+    language: str = Field(default="zh-Hant", max_length=20)
+    title: str = Field(min_length=1, max_length=MAX_TITLE)
     body: str = Field(min_length=1)
     customer_id: str | None = None
-    approved_by: str | None = None
+    approved_by: str | None = Field(default=None, max_length=128)
+
+    @field_validator("document_id")
+    @classmethod
+    def _document_id(cls, value: str) -> str:
+        return _valid_id(value, "document_id")  # type: ignore[no-any-return]
+
+    @field_validator("tenant_id")
+    @classmethod
+    def _tenant_id(cls, value: str) -> str:
+        return _valid_id(value, "tenant_id")  # type: ignore[no-any-return]
+
+    @field_validator("customer_id")
+    @classmethod
+    def _customer_id(cls, value: str | None) -> str | None:
+        return None if value is None else _valid_id(value, "customer_id")
+
+    @field_validator("title", "body", "language", "approved_by")
+    @classmethod
+    def _text(cls, value: Any) -> Any:
+        return _no_nul(value)
 
     @field_validator("valid_from", "valid_to", mode="before")
     @classmethod
@@ -101,6 +184,12 @@ class CorpusDocument(BaseModel):
             raise ValueError(
                 f"unknown ACL entries {bad}; use tenant, role:NAME, user:ID or customer:ID"
             )
+        for entry in value:  # the ids inside follow the id grammar like every other id
+            kind, _, named = entry.partition(":")
+            if kind in ("user", "customer"):
+                problem = id_problem(named, kind=f"{kind}_id")
+                if problem:
+                    raise ValueError(f"ACL entry {entry!r}: the {kind} id {problem}")
         return value
 
     @field_validator("valid_to")
@@ -119,6 +208,35 @@ class CorpusDocument(BaseModel):
 
 class CorpusTask(TaskState):
     model_config = ConfigDict(frozen=True, extra="ignore")
+
+    @field_validator("task_id")
+    @classmethod
+    def _task_id(cls, value: str) -> str:
+        return _valid_id(value, "task_id")  # type: ignore[no-any-return]
+
+    @field_validator("tenant_id")
+    @classmethod
+    def _tenant_id(cls, value: str) -> str:
+        return _valid_id(value, "tenant_id")  # type: ignore[no-any-return]
+
+    @field_validator("confirmed", "pending", "next_step", "evidence_ids")
+    @classmethod
+    def _values(cls, value: Any) -> Any:
+        return _no_nul(value)
+
+    @field_validator("revision")
+    @classmethod
+    def _revision(cls, value: int) -> int:
+        if value > MAX_VERSION:
+            raise ValueError(f"must be at most {MAX_VERSION}")
+        return value
+
+    @field_validator("next_step")
+    @classmethod
+    def _next_step(cls, value: str | None) -> str | None:
+        if value is not None and len(value) > MAX_NEXT_STEP:
+            raise ValueError(f"{len(value)} characters, more than the limit of {MAX_NEXT_STEP}")
+        return value
 
 
 class Corpus(BaseModel):

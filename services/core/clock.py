@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import secrets
 import uuid
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Protocol
 
@@ -48,6 +50,20 @@ class IdGenerator(Protocol):
 class UuidIds:
     def new(self, prefix: str) -> str:
         return f"{prefix}-{uuid.uuid4().hex[:12]}"
+
+
+# Public ids of records that people type (approvals, legal holds) are random, not a sequence, so
+# an id says nothing about how many records any tenant has; 53 bits stay exact in JSON and
+# JavaScript (the console's tables) and keep the CLI's integer arguments.
+PUBLIC_ID_BITS = 53
+
+
+def random_public_id(taken: Callable[[int], bool]) -> int:
+    """A random positive integer for which `taken` says no (the caller checks its table)."""
+    while True:
+        candidate = secrets.randbits(PUBLIC_ID_BITS) or 1
+        if not taken(candidate):
+            return candidate
 
 
 def as_utc(value: datetime) -> datetime:

@@ -31,6 +31,7 @@ class Permission(StrEnum):
     REVIEW_MEMORIES = "review_memories"  # the Memory Bank page
     WRITE_MEMORIES = "write_memories"  # generate, create, revise memories in scopes one may see
     SEE_ALL_MEMORY_SCOPES = "see_all_memory_scopes"  # every scope of the tenant, not only one's own
+    SEE_ALL_CUSTOMERS = "see_all_customers"  # tasks of every customer, not only granted ones
     CONFIGURE_MEMORY = "configure_memory"  # topics, examples and policy of the Memory Bank
     READ_AUDIT = "read_audit"  # the audit log and its export
     ADMINISTER = "administer"  # users, roles, grants, legal holds, retention, any run
@@ -50,6 +51,7 @@ POLICY: Mapping[Permission, frozenset[str]] = {
     Permission.REVIEW_MEMORIES: frozenset({"sales", "knowledge_owner", "admin"}),
     Permission.WRITE_MEMORIES: _EVERYONE,
     Permission.SEE_ALL_MEMORY_SCOPES: frozenset({"knowledge_owner", "admin"}),
+    Permission.SEE_ALL_CUSTOMERS: frozenset({"knowledge_owner", "admin"}),
     Permission.CONFIGURE_MEMORY: frozenset({"admin"}),
     Permission.READ_AUDIT: frozenset({"admin", "knowledge_owner"}),
     Permission.ADMINISTER: frozenset({"admin"}),

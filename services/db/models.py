@@ -123,6 +123,9 @@ class TaskRow(Base):
     expires_at: Mapped[datetime | None] = mapped_column(default=None, index=True)
     legal_hold: Mapped[bool] = mapped_column(Boolean, default=False)
     legal_hold_reason: Mapped[str | None] = mapped_column(Text, default=None)
+    # The customer the task serves (its confirmed `customer_id`), kept as a column so that who
+    # may see the task is decided inside the query, like the ACL of a document.
+    customer_id: Mapped[str | None] = mapped_column(String(128), default=None)
 
 
 class TaskEvent(Base):
@@ -255,10 +258,15 @@ class Approval(Base):
 
 
 class AuditEntry(Base):
-    """Append-only: database triggers refuse UPDATE and DELETE (see the initial migration)."""
+    """Append-only: database triggers refuse UPDATE and DELETE (see the initial migration) and,
+    on SQLite, an INSERT over an existing id (REPLACE). Each tenant's entries form a hash chain
+    (`seq`, `prev_hash`, `entry_hash`; services/records/audit.py), checked by `audit verify`."""
 
     __tablename__ = "audit_log"
-    __table_args__ = (Index("ix_audit_log_tenant_at", "tenant_id", "at"),)
+    __table_args__ = (
+        Index("ix_audit_log_tenant_at", "tenant_id", "at"),
+        Index("ix_audit_log_chain", "tenant_id", "seq"),
+    )
 
     id: Mapped[int] = mapped_column(BigId, primary_key=True, autoincrement=True)
     at: Mapped[datetime]
@@ -270,6 +278,20 @@ class AuditEntry(Base):
     before_ref: Mapped[str | None] = mapped_column(String(300), default=None)
     after_ref: Mapped[str | None] = mapped_column(String(300), default=None)
     detail: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    seq: Mapped[int | None] = mapped_column(Integer, default=None)
+    prev_hash: Mapped[str | None] = mapped_column(String(80), default=None)
+    entry_hash: Mapped[str | None] = mapped_column(String(80), default=None)
+
+
+class AuditHead(Base):
+    """The last link of each tenant's audit chain. Appending locks this row, so the entries of
+    one tenant are chained one writer at a time (other tenants never wait)."""
+
+    __tablename__ = "audit_heads"
+
+    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    seq: Mapped[int] = mapped_column(Integer, default=0)
+    entry_hash: Mapped[str] = mapped_column(String(80))
 
 
 class IndexVersion(Base):

@@ -61,6 +61,9 @@ class PublicationRow(Base):
     steps: Mapped[list[Any]] = mapped_column(default=list)
     index_version: Mapped[str | None] = mapped_column(String(64), default=None)
     error: Mapped[str | None] = mapped_column(Text, default=None)
+    # Which `publish` call works on it now: a later call takes it over (resuming a crashed one),
+    # and every step of the earlier call then stops before it touches the index or SQL.
+    claim: Mapped[str | None] = mapped_column(String(40), default=None)
     started_by: Mapped[str] = mapped_column(String(128))
     started_at: Mapped[datetime]
     finished_at: Mapped[datetime | None] = mapped_column(default=None)

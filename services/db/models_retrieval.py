@@ -1,8 +1,10 @@
-"""Retrieval's own table: a per-tenant change counter for each index version."""
+"""Retrieval's own tables: a per-tenant change counter per index version, and deferred syncs."""
 
 from __future__ import annotations
 
-from sqlalchemy import ForeignKey, Integer, String
+from datetime import datetime
+
+from sqlalchemy import ForeignKey, Integer, String, Text
 from sqlalchemy.orm import Mapped, mapped_column
 
 from services.db.models import Base
@@ -22,3 +24,14 @@ class IndexTenantState(Base):
     )
     tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     generation: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class IndexSyncPending(Base):
+    """A tenant whose documents changed while the index could not be reached: the sync still
+    owed. The next import, `memdesk index sync` or worker start does it and removes the row."""
+
+    __tablename__ = "index_sync_pending"
+
+    tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    since: Mapped[datetime]
+    reason: Mapped[str] = mapped_column(Text, default="")

@@ -39,7 +39,8 @@ from services.agents.runs import ACTIVE
 from services.bootstrap import Services
 from services.core.clock import as_utc
 from services.core.errors import MemdeskError
-from services.db.models import Approval, Run, RunEvent, TaskRow
+from services.core.policy import Permission, roles_with
+from services.db.models import Approval, Run, RunEvent, TaskRow, User
 from services.lab import invariants
 from services.lab.chroma_server import ChromaProcess
 from services.settings import REPO_ROOT, Settings
@@ -283,25 +284,49 @@ def _active(services: Services) -> int:
         )
 
 
+def user_with_role(
+    session: Any, tenant_id: str, role: str, *, customer: str | None = None
+) -> str | None:
+    """The first user with the role who may see a task of `customer` (its grant, or a role
+    that sees every customer)."""
+    for user_id, roles, grants in session.execute(
+        select(User.user_id, User.roles, User.grants)
+        .where(User.tenant_id == tenant_id)
+        .order_by(User.user_id)
+    ):
+        if role not in (roles or []):
+            continue
+        sees_all = bool(set(roles or []) & roles_with(Permission.SEE_ALL_CUSTOMERS))
+        if customer is None or sees_all or f"customer:{customer}" in (grants or []):
+            return str(user_id)
+    return None
+
+
 def _race_approvals(services: Services) -> dict[str, Any]:
     """Two people approve every pending item at the same moment; exactly one decision each
     must be recorded (the duplicate check counts audit entries and rows)."""
     with services.db.read() as session:
-        items = session.execute(
-            select(Approval.id, Approval.tenant_id, Approval.required_role).where(
-                Approval.status == "pending"
+        pending = session.execute(
+            select(Approval.id, Approval.tenant_id, Approval.required_role, TaskRow.customer_id)
+            .join(
+                TaskRow,
+                (TaskRow.tenant_id == Approval.tenant_id) & (TaskRow.task_id == Approval.task_id),
             )
+            .where(Approval.status == "pending")
         ).all()
-    deciders = {
-        (tenant_id, role): f"t{tenant_id[1:]}.{'sales' if role == 'sales' else role}"
-        for _id, tenant_id, role in items
-    }
+        # Who decides: someone of the tenant with the role and the task's customer grant.
+        chosen = {
+            (tenant_id, role, customer): user_with_role(session, tenant_id, role, customer=customer)
+            for _id, tenant_id, role, customer in pending
+        }
+    items = [(i, t, r) for i, t, r, c in pending if chosen[(t, r, c)] is not None]
+    deciders = {i: chosen[(t, r, c)] for i, t, r, c in pending if chosen[(t, r, c)] is not None}
     outcomes: Counter[str] = Counter()
     lock = threading.Lock()
 
     def decide(approval_id: int, tenant_id: str, role: str) -> None:
         try:
-            principal = services.directory.principal(deciders[(tenant_id, role)])
+            principal = services.directory.principal(str(deciders[approval_id]))
             services.approval_flow.decide(principal, approval_id, approve=True, comment="bench")
             kind = "ok"
         except MemdeskError as exc:

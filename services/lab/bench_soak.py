@@ -19,6 +19,7 @@ from collections import Counter
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -28,15 +29,18 @@ from services import bootstrap
 from services.agents.runs import ACTIVE
 from services.bootstrap import Services
 from services.core.errors import InvalidInput, MemdeskError
-from services.db.models import Approval, DocumentVersion, Run, TaskRow, User
+from services.db.models import Approval, DocumentVersion, Run, TaskRow
+from services.db.models_knowledge import LegalHoldRow
 from services.lab import invariants
-from services.lab.bench_load import DEFAULT_PG_ADMIN, postgres_database
+from services.lab.bench_load import DEFAULT_PG_ADMIN, postgres_database, user_with_role
 from services.lab.chroma_server import ChromaProcess
 from services.settings import REPO_ROOT, Settings
 
 GOLDEN = REPO_ROOT / "data" / "memory-demo.golden.json"
 RESUMABLE = ("created", "waiting_input", "blocked", "failed")
-WEIGHTS = {"import": 2, "publish": 2, "revoke": 1, "run": 6, "decide": 4}
+WEIGHTS = {"import": 2, "publish": 2, "revoke": 1, "run": 6, "decide": 4, "hold": 1, "purge": 1}
+# A purge looks this far ahead, so completed tasks and finished versions expire during a soak.
+PURGE_AHEAD = timedelta(days=400)
 GENERIC_SUPPLEMENT = "客戶來信確認規格不變，請接著處理。"
 
 
@@ -105,7 +109,15 @@ def _soak(services: Services, scratch: Path, *, minutes: float, seed: int) -> di
         "revoke": _revoke,
         "run": _run,
         "decide": _decide,
+        "hold": _hold,
+        "purge": _purge,
     }
+    for tenant_id in ("A", "B"):  # finished document versions expire (and holds keep some)
+        admin = _user_with_role_in(services, tenant_id, "admin")
+        if admin is not None:
+            services.retention.set_policy(
+                services.directory.principal(admin), record_type="document", days=1
+            )
     names, weights = list(WEIGHTS), list(WEIGHTS.values())
     started = time.monotonic()
     deadline = started + minutes * 60
@@ -118,6 +130,7 @@ def _soak(services: Services, scratch: Path, *, minutes: float, seed: int) -> di
             state.refused[key] += 1
             if state.refused[key] <= 3:
                 state.refusals.append(f"{key}: {exc}")
+    _purge(services, state)  # one last purge, so the hold invariant always has purges to check
     elapsed = time.monotonic() - started
     return _report(services, state, minutes=minutes, elapsed=elapsed)
 
@@ -217,7 +230,9 @@ def _run(services: Services, state: SoakState) -> None:
 
 def _resume(services: Services, state: SoakState, tenant_id: str, task_id: str) -> None:
     with services.db.read() as session:
-        user_id = _user_with_role(session, tenant_id, "sales")
+        task = session.get(TaskRow, (tenant_id, task_id))
+        customer = task.customer_id if task is not None else None
+        user_id = user_with_role(session, tenant_id, "sales", customer=customer)
     if user_id is None:
         return
     principal = services.directory.principal(user_id)
@@ -231,14 +246,18 @@ def _decide(services: Services, state: SoakState) -> None:
     """A person opens their approval queue (their role, latest decisions only) and decides."""
     with services.db.read() as session:
         pairs = session.execute(
-            select(Approval.tenant_id, Approval.required_role)
+            select(Approval.tenant_id, Approval.required_role, TaskRow.customer_id)
+            .join(
+                TaskRow,
+                (TaskRow.tenant_id == Approval.tenant_id) & (TaskRow.task_id == Approval.task_id),
+            )
             .where(Approval.status == "pending")
             .distinct()
         ).all()
         if not pairs:
             return
-        tenant_id, role = state.rng.choice(sorted(pairs))
-        user_id = _user_with_role(session, tenant_id, role)
+        tenant_id, role, customer = state.rng.choice(sorted(pairs, key=str))
+        user_id = user_with_role(session, tenant_id, role, customer=customer)
     if user_id is None:
         state.refused["decide: nobody has the role"] += 1
         return
@@ -264,6 +283,63 @@ def _decide(services: Services, state: SoakState) -> None:
         _resume(services, state, tenant_id, task_id)
         return
     state.done["approve" if approve else "reject"] += 1
+
+
+def _hold(services: Services, state: SoakState) -> None:
+    """An admin puts a completed task or a finished document version under legal hold, or
+    lifts one of the holds set earlier (the purge must never remove what is held)."""
+    holds = services.retention
+    with services.db.read() as session:
+        active = [
+            (row.id, row.tenant_id)
+            for row in session.scalars(select(LegalHoldRow).where(LegalHoldRow.lifted_at.is_(None)))
+        ]
+    if active and state.rng.random() < 0.3:
+        hold_id, tenant_id = state.rng.choice(active)
+        admin = _user_with_role_in(services, tenant_id, "admin")
+        if admin is not None:
+            holds.lift_hold(services.directory.principal(admin), hold_id, reason="soak: lifted")
+            state.done["hold_lifted"] += 1
+        return
+    with services.db.read() as session:
+        done = session.execute(
+            select(TaskRow.tenant_id, TaskRow.task_id).where(TaskRow.status == "completed")
+        ).all()
+        finished = session.execute(
+            select(
+                DocumentVersion.tenant_id, DocumentVersion.document_id, DocumentVersion.version
+            ).where(DocumentVersion.status.in_(("superseded", "revoked", "rejected")))
+        ).all()
+    targets = [("task", t, k) for t, k in done] + [
+        ("document", t, f"{d}@{v}") for t, d, v in finished
+    ]
+    if not targets:
+        return
+    record_type, tenant_id, record_id = state.rng.choice(targets)
+    with services.db.read() as session:
+        admin = user_with_role(session, tenant_id, "admin")
+    if admin is None:
+        return
+    holds.set_hold(
+        services.directory.principal(admin),
+        record_type=record_type,
+        record_id=record_id,
+        reason="soak: litigation",
+    )
+    state.done["hold_set"] += 1
+
+
+def _purge(services: Services, state: SoakState) -> None:
+    """purge-expired as if run a year from now: completed tasks and finished versions go,
+    held ones stay."""
+    report = services.retention.purge_expired(
+        actor="system:soak", now=services.clock.now() + PURGE_AHEAD
+    )
+    for key in report.removed.get("task", []):
+        tenant_id, _, task_id = key.partition("/")
+        state.confirmed.pop((tenant_id, task_id), None)
+    state.done["purge"] += 1
+    state.done["purged_records"] += sum(len(v) for v in report.removed.values())
 
 
 # ---- helpers ----------------------------------------------------------------------------------
@@ -308,13 +384,9 @@ def _document_record(row: DocumentVersion) -> dict[str, Any]:
     return {k: v for k, v in record.items() if v is not None}
 
 
-def _user_with_role(session: Any, tenant_id: str, role: str) -> str | None:
-    for user_id, roles in session.execute(
-        select(User.user_id, User.roles).where(User.tenant_id == tenant_id).order_by(User.user_id)
-    ):
-        if role in (roles or []):
-            return str(user_id)
-    return None
+def _user_with_role_in(services: Services, tenant_id: str, role: str) -> str | None:
+    with services.db.read() as session:
+        return user_with_role(session, tenant_id, role)
 
 
 def _report(
@@ -329,6 +401,9 @@ def _report(
         invariants.supplements_merged_once(services.db),
         invariants.runs_settled(services.db),
         invariants.duplicate_approvals(services.db),
+        invariants.holds_kept(services.db),
+        invariants.index_covers_approved(services.db, services.index),
+        invariants.audit_chain_intact(services.db),
     ]
     with services.db.read() as session:
         runs = Counter(session.scalars(select(Run.status)))

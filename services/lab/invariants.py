@@ -33,8 +33,12 @@ from services.db.models import (
     TaskRow,
     User,
 )
+from services.db.models_knowledge import LegalHoldRow
+from services.db.models_memory import MemoryRow
+from services.records.audit import verify_chain
 from services.records.knowledge import content_hash
 from services.retrieval.index import IndexManager
+from services.retrieval.records import chunk_records, indexable_documents
 
 EXAMPLES = 5
 # Run events that runs.py also writes to the audit log (kept in step with runs._AUDITED).
@@ -440,3 +444,101 @@ def _pools(session: Session) -> dict[str, dict[str, dict[str, Any]]]:
 
 def _short(values: list[int]) -> str:
     return str(values if len(values) <= 8 else [*values[:4], "…", *values[-2:]])
+
+
+# ---- holds, index coverage, audit chain ---------------------------------------------------------
+def holds_kept(db: Database) -> Check:
+    """No held record was ever deleted: every record with an active hold still exists, and no
+    purge in the audit log removed a record while a hold on it (or on its whole document) was
+    active at that moment."""
+    problems: list[str] = []
+    with db.read() as session:
+        holds = session.execute(
+            select(
+                LegalHoldRow.tenant_id,
+                LegalHoldRow.record_type,
+                LegalHoldRow.record_id,
+                LegalHoldRow.set_at,
+                LegalHoldRow.lifted_at,
+            )
+        ).all()
+        purges = session.execute(
+            select(
+                AuditEntry.tenant_id, AuditEntry.subject_type, AuditEntry.subject_id, AuditEntry.at
+            ).where(AuditEntry.action.in_(("task.purged", "document.purged", "memory.purged")))
+        ).all()
+        tasks = set(session.execute(select(TaskRow.tenant_id, TaskRow.task_id)).tuples())
+        versions = set(
+            session.execute(
+                select(
+                    DocumentVersion.tenant_id, DocumentVersion.document_id, DocumentVersion.version
+                )
+            ).tuples()
+        )
+        memories = set(session.execute(select(MemoryRow.tenant_id, MemoryRow.memory_id)).tuples())
+    documents = {(t, d) for t, d, _ in versions}
+    for tenant_id, record_type, record_id, _set_at, lifted_at in holds:
+        if lifted_at is not None:
+            continue
+        if record_type == "task":
+            exists = (tenant_id, record_id) in tasks
+        elif record_type == "memory":
+            exists = (tenant_id, record_id) in memories
+        else:
+            document_id, _, version = record_id.partition("@")
+            exists = (
+                (tenant_id, document_id, int(version)) in versions
+                if version.isdigit()
+                else (tenant_id, document_id) in documents
+            )
+        if not exists:
+            problems.append(f"active hold on missing {record_type} {tenant_id}/{record_id}")
+    for tenant_id, subject_type, subject_id, at in purges:
+        covering = (
+            {subject_id, subject_id.partition("@")[0]}
+            if subject_type == "document"
+            else {subject_id}
+        )
+        for h_tenant, h_type, h_record, set_at, lifted_at in holds:
+            if (h_tenant, h_type) != (tenant_id, subject_type) or h_record not in covering:
+                continue
+            if as_utc(set_at) <= as_utc(at) and (
+                lifted_at is None or as_utc(lifted_at) > as_utc(at)
+            ):
+                problems.append(f"{subject_type} {tenant_id}/{subject_id} purged under a hold")
+    return _check("holds_kept", len(holds) + len(purges), problems)
+
+
+def index_covers_approved(db: Database, index: IndexManager) -> Check:
+    """Every approved version is searchable: the active index holds all of its chunks."""
+    active = index.active()
+    if active is None:
+        return _check("index_covers_approved", 0, ["no active index version"])
+    problems: list[str] = []
+    with db.read() as session:
+        held = Counter(
+            (t, d, v)
+            for t, d, v in session.execute(
+                select(IndexChunk.tenant_id, IndexChunk.document_id, IndexChunk.version).where(
+                    IndexChunk.index_version == active.index_version
+                )
+            )
+        )
+        approved = indexable_documents(session)
+    for document in approved:
+        key = (document.tenant_id, document.document_id, document.version)
+        wanted = len(chunk_records(document))
+        if held.get(key, 0) != wanted:
+            problems.append(
+                f"{key[0]}/{key[1]}@{key[2]} approved: {held.get(key, 0)} of {wanted} chunks"
+            )
+    return _check("index_covers_approved", len(approved), problems)
+
+
+def audit_chain_intact(db: Database) -> Check:
+    """Every tenant's audit chain verifies from its first entry to its head."""
+    report = verify_chain(db)
+    problems = [
+        f"{b.tenant_id}: seq {b.seq} (entry {b.entry_id}): {b.problem}" for b in report.broken
+    ]
+    return _check("audit_chain_intact", report.entries, problems)

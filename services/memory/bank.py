@@ -53,6 +53,7 @@ from services.memory.types import (
     canonical_scope,
 )
 from services.memory.writes import MemoryWriter, lock_scope, utc
+from services.records import holds
 from services.retrieval.embedders import Embedder, Vectors
 
 MAX_EVENTS = 200  # one conversation; a mailbox is imported in several generations
@@ -494,22 +495,53 @@ class MemoryBank:
     def set_legal_hold(
         self, principal: Principal, memory_id: str, *, hold: bool, reason: str
     ) -> Memory:
-        """Admins only, with a reason: a held memory is never deleted or purged."""
+        """Admins only, with a reason: a held memory is never deleted or purged. The hold is a
+        row in the one hold table (`memdesk holds list` shows it); lifting here lifts every
+        active hold of the memory, exactly as `memdesk holds lift` would."""
         require(principal, Permission.ADMINISTER, "only an admin may set or lift a legal hold")
         if not reason.strip():
             raise InvalidInput("a reason is required for a legal hold change")
+        reason = reason.strip()
         with self._db.write() as session:
             row = self._row(session, principal, memory_id, allow_expired=True, for_update=True)
-            row.legal_hold = hold
-            row.legal_hold_reason = reason if hold else None
+            where = {"tenant_id": row.tenant_id, "record_type": "memory", "record_id": memory_id}
+            if hold:
+                changed = [
+                    holds.place(
+                        session, self._clock, **where, reason=reason, actor=principal.user_id
+                    )
+                ]
+            else:
+                changed = holds.lift_all(
+                    session, self._clock, **where, actor=principal.user_id, reason=reason
+                )
+            still = holds.active(session, row.tenant_id, "memory", memory_id)
+            row.legal_hold = bool(still)
+            row.legal_hold_reason = still[0].reason if still else None
             self._writer.audit(
                 session,
                 principal,
                 "legal_hold.set" if hold else "legal_hold.lifted",
                 memory_id,
+                after=",".join(f"hold:{h.id}" for h in changed) or None,
                 detail={"reason": reason},
             )
             return to_memory(row)
+
+    def mark_legal_hold(
+        self,
+        session: Session,
+        principal: Principal,
+        memory_id: str,
+        *,
+        held: bool,
+        reason: str | None,
+    ) -> None:
+        """The retention service records a hold in its unit of work; the flag follows here."""
+        require(principal, Permission.ADMINISTER, "only an admin may set or lift a legal hold")
+        row = self._row(session, principal, memory_id, allow_expired=True, for_update=True)
+        row.legal_hold = held
+        row.legal_hold_reason = reason if held else None
 
     def purge_expired(
         self,

@@ -11,7 +11,7 @@ from services.core.clock import Clock, as_utc
 from services.db.engine import Database
 from services.db.models_memory import MemoryRevisionRow, MemoryRow
 from services.memory.types import MemoryPurgeReport
-from services.records import audit
+from services.records import audit, holds
 
 
 def purge_expired(
@@ -36,9 +36,13 @@ def purge_expired(
         )
         if tenant_id:
             expired = expired.where(MemoryRow.tenant_id == tenant_id)
-        for row in session.scalars(expired.order_by(MemoryRow.memory_id)):
+        # Locked before the holds are read: a hold that committed first always wins, and one
+        # arriving meanwhile waits for the lock and then finds the memory gone (NotFound).
+        rows = session.scalars(expired.order_by(MemoryRow.memory_id).with_for_update()).all()
+        on_hold = holds.held_ids(session, "memory")
+        for row in rows:
             key = f"{row.tenant_id}/{row.memory_id}"
-            if row.legal_hold:
+            if row.legal_hold or (row.tenant_id, row.memory_id) in on_hold:
                 held.append(key)
                 continue
             removed.append(key)
@@ -58,6 +62,7 @@ def purge_expired(
                 MemoryRevisionRow.expire_at.is_not(None),
                 MemoryRevisionRow.expire_at <= now,
                 MemoryRow.legal_hold.is_(False),
+                ~holds.active_hold_exists("memory", MemoryRow.tenant_id, MemoryRow.memory_id),
             )
         )
         if tenant_id:
@@ -74,6 +79,7 @@ def purge_expired(
             empty = select(MemoryRow).where(
                 MemoryRow.state == "deleted",
                 MemoryRow.legal_hold.is_(False),
+                ~holds.active_hold_exists("memory", MemoryRow.tenant_id, MemoryRow.memory_id),
                 ~select(MemoryRevisionRow.id)
                 .where(MemoryRevisionRow.memory_id == MemoryRow.memory_id)
                 .exists(),

@@ -17,6 +17,7 @@ from sqlalchemy.orm import Session
 
 from services.contracts.corpus import DocStatus, DocType, KnowledgeClass
 from services.contracts.evidence_id import parse_evidence_id
+from services.contracts.ids import require_id
 from services.core.clock import Clock, IdGenerator, as_utc
 from services.core.errors import InvalidInput, MemdeskError, NotAuthorized, NotFound
 from services.core.policy import Permission, allows, require
@@ -163,6 +164,7 @@ class CandidateService:
 
     # ---- propose ---------------------------------------------------------------------------
     def propose(self, principal: Principal, proposal: Proposal) -> CandidateView:
+        require_id(proposal.document_id, kind="document_id")
         body = proposal.body.strip()
         if not body:
             raise InvalidInput("the proposed text is empty")
@@ -602,7 +604,9 @@ class CandidateService:
             try:  # a document without an approved version may be re-proposed by curators
                 versions = self._knowledge.versions(principal, document_id)
             except NotFound:
-                raise NotFound("document", document_id) from None
+                # One the proposer may not read answers exactly like a new id (no existence
+                # oracle): a proposal without a base, which its knowledge owner decides on.
+                return None
             approved = [v for v in versions if v.status == DocStatus.approved.value]
             return approved[-1] if approved else None
         return None

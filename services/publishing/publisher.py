@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import secrets
 from collections.abc import Callable
 from datetime import date, datetime
 from typing import Any
@@ -136,7 +137,7 @@ class Publisher:
         valid_from = valid_from or today(self._clock)
         if valid_from > today(self._clock):
             raise InvalidInput("a publication takes effect when it switches: valid_from is future")
-        publication_id = self._start(principal, candidate_id, valid_from)
+        publication_id, claim = self._start(principal, candidate_id, valid_from)
         pub = self._publication(publication_id)
         if pub.status == PUBLISHED:
             return self._result(principal, publication_id, flagged=[], cleanup_pending=False)
@@ -144,10 +145,12 @@ class Publisher:
         if pub.status != "switched":
             try:
                 self._notify("version_written", progress)
-                staged = self._stage(pub, progress)
-                flagged = self._switch(principal, pub, staged)
+                staged = self._stage(pub, claim, progress)
+                flagged = self._switch(principal, pub, staged, claim)
+            except PublicationMoved:
+                raise  # another call owns it now: nothing of its work is undone here
             except Exception as exc:
-                self._abandon(pub, exc)
+                self._abandon(pub, exc, claim)
                 raise
             self._step(publication_id, "switched", progress)
         cleanup_pending = not self._clean(principal, publication_id)
@@ -173,8 +176,11 @@ class Publisher:
             rows = session.scalars(query.order_by(PublicationRow.started_at.desc())).all()
             return [_publication_view(row) for row in rows]
 
-    def _start(self, principal: Principal, candidate_id: str, valid_from: date) -> str:
-        """Step 1: the publication row and version n+1 as `pending_approval`, in one unit."""
+    def _start(self, principal: Principal, candidate_id: str, valid_from: date) -> tuple[str, str]:
+        """Step 1: the publication row and version n+1 as `pending_approval`, in one unit. The
+        candidate row is locked, so two calls start one after the other; the later one takes
+        over an open publication (its claim), which stops the earlier one at its next step."""
+        claim = secrets.token_hex(16)
         with self._db.write() as session:
             cand = self._candidate(session, principal, candidate_id)
             open_pub = session.scalars(
@@ -185,8 +191,10 @@ class Publisher:
                 )
                 .order_by(PublicationRow.started_at.desc())
             ).first()
-            if open_pub is not None:
-                return open_pub.publication_id  # resume a crashed attempt, or repeat a done one
+            if open_pub is not None:  # resume a crashed attempt, or repeat a done one
+                if open_pub.status != PUBLISHED:
+                    open_pub.claim = claim
+                return open_pub.publication_id, claim
             if cand.status != APPROVED:
                 raise InvalidInput(f"candidate {candidate_id} is {cand.status}, not approved")
             busy = session.scalar(
@@ -224,6 +232,7 @@ class Publisher:
                 previous_version=cand.base_version,
                 status="version_written",
                 steps=[self._mark("version_written")],
+                claim=claim,
                 started_by=principal.user_id,
                 started_at=self._clock.now(),
             )
@@ -239,7 +248,7 @@ class Publisher:
                 before_ref=_ref(cand.document_id, cand.base_version),
                 detail={"candidate_id": cand.candidate_id, "publication_id": pub.publication_id},
             )
-            return pub.publication_id
+            return pub.publication_id, claim
 
     def _write_version(
         self, session: Session, principal: Principal, cand: CandidateRow, valid_from: date
@@ -290,24 +299,28 @@ class Publisher:
                 return version
         return None
 
-    def _stage(self, pub: PublicationView, progress: Progress | None) -> StagedDocument:
+    def _stage(self, pub: PublicationView, claim: str, progress: Progress | None) -> StagedDocument:
         """Steps 2 and 3: build the new version's index content and verify it."""
         with self._db.read() as session:
             row = session.get(DocumentVersion, (pub.tenant_id, pub.document_id, pub.version))
             if row is None:
                 raise NotFound("document", f"{pub.document_id}@{pub.version}")
             document = dataclasses.replace(to_indexed(row), status=DocStatus.approved.value)
+        self._fence(pub.publication_id, claim)
         staged = self._index.stage_document(document)
-        self._step(pub.publication_id, "staged", progress, index_version=staged.index_version)
+        self._step(
+            pub.publication_id, "staged", progress, index_version=staged.index_version, claim=claim
+        )
         self._index.verify_staged(staged)
-        self._step(pub.publication_id, "verified", progress)
+        self._step(pub.publication_id, "verified", progress, claim=claim)
         return staged
 
     def _switch(
-        self, principal: Principal, pub: PublicationView, staged: StagedDocument
+        self, principal: Principal, pub: PublicationView, staged: StagedDocument, claim: str
     ) -> list[FlaggedDraft]:
         """Step 4: one transaction; nothing about serving changes unless all of it commits."""
         with self._index.exclusive(), self._db.write() as session:
+            _fenced(session, pub.publication_id, claim)
             active = self._index.active()
             held = session.scalar(
                 select(func.count())
@@ -343,18 +356,7 @@ class Publisher:
             superseded = []
             for version in live:
                 old = _version_row(session, pub.tenant_id, pub.document_id, version)
-                self._knowledge.transition(
-                    session,
-                    old,
-                    target=DocStatus.superseded,
-                    actor=actor,
-                    reason=f"superseded by {pub.document_id}@{pub.version}",
-                )
-                # The record of when it stopped applying (valid_to is exclusive).
-                if old.valid_from < new.valid_from and (
-                    old.valid_to is None or old.valid_to > new.valid_from
-                ):
-                    old.valid_to = new.valid_from
+                self._knowledge.supersede(session, old, new, actor=actor)
                 superseded.append(version)
             cand = session.get(CandidateRow, pub.candidate_id)
             assert cand is not None
@@ -427,9 +429,15 @@ class Publisher:
             row.finished_at = self._clock.now()
         return True
 
-    def _abandon(self, pub: PublicationView, exc: Exception) -> None:
+    def _abandon(self, pub: PublicationView, exc: Exception, claim: str) -> None:
         """Before the switch: version n keeps serving; the staged chunks go, the row waits for
-        a retry (or is rejected when the document changed under it)."""
+        a retry (or is rejected when the document changed under it). Only the call that still
+        owns the publication does this, and never for a version that serves (the unstage
+        refuses an approved one)."""
+        with self._db.write() as session:
+            row = session.get(PublicationRow, pub.publication_id, with_for_update=True)
+            if row is None or row.claim != claim or row.status in ("switched", PUBLISHED):
+                return
         try:
             self._index.unstage_document(
                 tenant_id=pub.tenant_id, document_id=pub.document_id, version=pub.version
@@ -439,8 +447,8 @@ class Publisher:
                 "publication %s: staged chunks not removed: %s", pub.publication_id, cleanup
             )
         with self._db.write() as session:
-            row = session.get(PublicationRow, pub.publication_id)
-            if row is not None and row.status != "switched":
+            row = session.get(PublicationRow, pub.publication_id, with_for_update=True)
+            if row is not None and row.claim == claim and row.status != "switched":
                 row.status = FAILED
                 row.error = f"{type(exc).__name__}: {exc}"[:2000]
                 row.finished_at = self._clock.now()
@@ -511,16 +519,25 @@ class Publisher:
         progress: Progress | None,
         *,
         index_version: str | None = None,
+        claim: str | None = None,
     ) -> None:
         if step not in ("switched", "cleaned"):  # those two are recorded in their transaction
             with self._db.write() as session:
-                row = session.get(PublicationRow, publication_id)
+                row = (
+                    _fenced(session, publication_id, claim)
+                    if claim is not None
+                    else session.get(PublicationRow, publication_id)
+                )
                 assert row is not None
                 row.status = step
                 row.steps = [*row.steps, self._mark(step)]
                 if index_version:
                     row.index_version = index_version
         self._notify(step, progress)
+
+    def _fence(self, publication_id: str, claim: str) -> None:
+        with self._db.read() as session:
+            _fenced(session, publication_id, claim, lock=False)
 
     def _notify(self, step: str, progress: Progress | None) -> None:
         if progress is not None:
@@ -561,6 +578,34 @@ class Publisher:
             flagged_drafts=flagged,
             cleanup_pending=cleanup_pending,
         )
+
+
+class PublicationMoved(InvalidInput):
+    """Another `publish` of the candidate took the publication over (or finished it)."""
+
+
+def _fenced(
+    session: Session, publication_id: str, claim: str, *, lock: bool = True
+) -> PublicationRow:
+    """The publication row, if this call still owns it; PublicationMoved (exit 2) otherwise."""
+    row = session.get(
+        PublicationRow, publication_id, with_for_update=lock or None, populate_existing=True
+    )
+    if row is None:
+        raise NotFound("publication", publication_id)
+    if row.claim != claim:
+        finished = row.status in ("switched", PUBLISHED)
+        raise PublicationMoved(
+            f"publication {publication_id} of candidate {row.candidate_id} "
+            + (
+                f"was finished by another `publish` of it ({row.document_id}@{row.version} "
+                "serves); nothing more to do here"
+                if finished
+                else "was taken over by another `publish` of it, which finishes it; nothing "
+                "was undone here"
+            )
+        )
+    return row
 
 
 def _approved_versions(

@@ -10,12 +10,13 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from services.contracts.ids import require_grant, require_id
 from services.core.clock import Clock, as_utc
 from services.core.errors import AccountLocked, InvalidInput, NotAuthorized, NotFound
 from services.core.policy import ROLES
 from services.core.principals import Principal
 from services.db.engine import Database
-from services.db.models import LocalCredential, Tenant, User
+from services.db.models import AuditEntry, LocalCredential, Tenant, User
 from services.records import audit
 from services.records.sessions import revoke_user_sessions
 
@@ -26,6 +27,22 @@ MAX_FAILED_ATTEMPTS = 5
 LOCKOUT = timedelta(minutes=5)
 # One message for every failure, so a login form does not tell which user ids exist.
 LOGIN_FAILED = "wrong user id or password"
+# The actor of `memdesk seed-demo`'s import: a store whose only imports are its own is the demo.
+SEED_ACTOR = "system:seed-demo"
+# What .streamlit/secrets.toml.example ships; a console in production refuses to run with it.
+PLACEHOLDER_COOKIE_SECRETS = frozenset({"replace-with-a-long-random-string"})
+MIN_COOKIE_SECRET = 32
+
+
+def cookie_secret_problem(secret: object) -> str | None:
+    """Why an OIDC cookie secret may not sign production sessions, or None when it may."""
+    if not isinstance(secret, str) or not secret.strip():
+        return "no [auth] cookie_secret is set in .streamlit/secrets.toml"
+    if secret in PLACEHOLDER_COOKIE_SECRETS:
+        return "the [auth] cookie_secret is the example's placeholder; set a random one"
+    if len(secret) < MIN_COOKIE_SECRET:
+        return f"the [auth] cookie_secret needs at least {MIN_COOKIE_SECRET} random characters"
+    return None
 
 
 class AccountView(BaseModel):
@@ -43,10 +60,42 @@ class AccountView(BaseModel):
 
 
 class Accounts:
-    def __init__(self, *, db: Database, clock: Clock, hasher: PasswordHasher | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        db: Database,
+        clock: Clock,
+        hasher: PasswordHasher | None = None,
+        production: bool = False,
+    ) -> None:
         self._db = db
         self._clock = clock
         self._hasher = hasher or PasswordHasher()
+        self._production = production
+
+    def demo_store(self) -> bool:
+        """Whether the published demo password may be used here: never in production
+        (MEMDESK_ENV=production), and elsewhere only while the store holds nothing but the demo
+        corpus (every import so far was `memdesk seed-demo`'s)."""
+        with self._db.read() as session:
+            return self._is_demo(session)
+
+    def _is_demo(self, session: Session) -> bool:
+        if self._production:
+            return False
+        importers = set(
+            session.scalars(
+                select(AuditEntry.actor).where(AuditEntry.action == "corpus.imported").distinct()
+            )
+        )
+        return importers == {SEED_ACTOR}
+
+    def _refuse_demo_password(self, session: Session, password: str) -> None:
+        if password == DEMO_PASSWORD and not self._is_demo(session):
+            raise InvalidInput(
+                "the demo password is published and only works in the demo store "
+                "(memdesk seed-demo, not in production); choose another password"
+            )
 
     def authenticate(self, user_id: str, password: str) -> Principal:
         """The principal for a correct password; NotAuthorized with one message otherwise."""
@@ -66,6 +115,10 @@ class Accounts:
         credential = session.get(LocalCredential, user_id) if user else None
         if user is None or credential is None or not user.active:
             self._hasher.hash(password or "-")  # a missing user takes as long as a wrong password
+            return None
+        if password == DEMO_PASSWORD and not self._is_demo(session):
+            # Whatever hash an account still has, the published password opens nothing here.
+            self._audit(session, user, "account.demo_password_refused", {})
             return None
         if credential.locked_until is not None and as_utc(credential.locked_until) > now:
             return as_utc(credential.locked_until)
@@ -112,6 +165,7 @@ class Accounts:
             user = session.get(User, user_id)
             if user is None:
                 raise NotFound("user", user_id)
+            self._refuse_demo_password(session, password)
             self._store(session, user, password, actor=actor)
             audit.record(
                 session,
@@ -149,9 +203,11 @@ class Accounts:
         unknown = sorted(set(roles) - set(ROLES))
         if unknown or not roles:
             raise InvalidInput(f"roles must be some of {list(ROLES)}, got {roles}")
-        if not user_id.strip():
-            raise InvalidInput("user id must not be empty")
+        require_id(user_id, kind="user_id")
+        for grant in grants or []:
+            require_grant(grant)
         with self._db.write() as session:
+            self._refuse_demo_password(session, password)
             if session.get(Tenant, tenant_id) is None:
                 raise NotFound("tenant", tenant_id)
             if session.get(User, user_id) is not None:
@@ -196,6 +252,7 @@ class Accounts:
         _check_password(password)
         given = []
         with self._db.write() as session:
+            self._refuse_demo_password(session, password)
             for user_id in user_ids:
                 user = session.get(User, user_id)
                 if user is None or session.get(LocalCredential, user_id) is not None:

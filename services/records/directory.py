@@ -3,13 +3,13 @@ the admin's management of their tenant's users: roles, customer grants, active f
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from services.contracts.ids import require_grant
 from services.core.clock import Clock
 from services.core.errors import InvalidInput, NotAuthorized, NotFound
 from services.core.policy import ROLES, Permission, require
@@ -17,9 +17,6 @@ from services.core.principals import Principal
 from services.db.engine import Database
 from services.db.models import DocumentVersion, Tenant, User
 from services.records import audit
-
-# Grants name the customers whose documents a user may read (ACL entries `customer:ID`).
-GRANT_PATTERN = re.compile(r"^customer:[A-Za-z0-9][A-Za-z0-9_.\-]{0,100}$")
 
 
 class TenantInfo(BaseModel):
@@ -123,9 +120,7 @@ class Directory:
         return self._change(principal, user_id, change, field="roles")
 
     def add_grant(self, principal: Principal, user_id: str, grant: str) -> UserView:
-        grant = grant.strip()
-        if not GRANT_PATTERN.match(grant):
-            raise InvalidInput(f"a grant looks like customer:C-ACME, got {grant!r}")
+        grant = require_grant(grant.strip())
 
         def change(user: User) -> tuple[str, list[str], list[str]] | None:
             before = list(user.grants)

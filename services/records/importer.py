@@ -12,13 +12,13 @@ from typing import Any
 
 import jsonschema
 from pydantic import BaseModel, ConfigDict, ValidationError
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from services.contracts import json_schema
 from services.contracts.corpus import Corpus, CorpusDocument, CorpusTask, CorpusUser, DocStatus
 from services.contracts.task_state import TaskState
-from services.core.clock import Clock
+from services.core.clock import Clock, today
 from services.core.errors import InvalidInput
 from services.core.policy import ROLES
 from services.db.engine import Database
@@ -55,6 +55,9 @@ class ImportReport(BaseModel):
     # True: this exact content had been imported before, so nothing was looked at or changed
     # (only `memdesk seed-demo` skips; `memdesk import` always re-applies the file).
     already_loaded: bool = False
+    # The search index after the import: synced, deferred (unreachable: done by the next
+    # import, `memdesk index sync` or worker start), nothing (no change owed) or None (no index).
+    index_sync: str | None = None
 
     @property
     def changed(self) -> bool:
@@ -70,7 +73,7 @@ class CorpusImporter:
         knowledge: KnowledgeStore,
         tasks: TaskService,
         max_body_chars: int,
-        on_documents_changed: Callable[[list[str]], None] | None = None,
+        on_documents_changed: Callable[[list[str]], str] | None = None,
     ) -> None:
         self._db = db
         self._clock = clock
@@ -104,11 +107,24 @@ class CorpusImporter:
                 _count(outcome, "tenants", created, updated, unchanged)
             for user in corpus.users:
                 _count(self._upsert_user(session, user), "users", created, updated, unchanged)
-            for doc in corpus.documents:
+            for doc in sorted(
+                corpus.documents, key=lambda d: (d.tenant_id, d.document_id, d.version)
+            ):
                 outcome = self._upsert_document(session, doc, actor=actor)
                 _count(outcome, "documents", created, updated, unchanged)
                 if outcome != "unchanged":
                     changed_docs.append(f"{doc.tenant_id}/{doc.ref}")
+            # The same hand-over as publishing: a newer approved version supersedes the older.
+            for tenant_id, document_id in sorted(
+                {(d.tenant_id, d.document_id) for d in corpus.documents}
+            ):
+                for version in self._knowledge.settle_approved(
+                    session, tenant_id, document_id, actor=actor, today=today(self._clock)
+                ):
+                    ref = f"{tenant_id}/{document_id}@{version}"
+                    if ref not in changed_docs:
+                        changed_docs.append(ref)
+                        _count("updated", "documents", created, updated, unchanged)
             for task in corpus.tasks:
                 outcome = self._upsert_task(session, task, actor=actor)
                 _count(outcome, "tasks", created, updated, unchanged)
@@ -137,8 +153,12 @@ class CorpusImporter:
                             "fingerprint": fingerprint,
                         },
                     )
-        if changed_docs and self._on_documents_changed:
-            self._on_documents_changed(sorted({d.split("/", 1)[0] for d in changed_docs}))
+        index_sync = None
+        if self._on_documents_changed is not None:
+            # Called on every import: a sync deferred earlier is owed even when nothing changed.
+            index_sync = self._on_documents_changed(
+                sorted({d.split("/", 1)[0] for d in changed_docs})
+            )
         return ImportReport(
             source=source,
             created=dict(created),
@@ -147,6 +167,7 @@ class CorpusImporter:
             warnings=warnings,
             changed_documents=changed_docs,
             tenants=tenants,
+            index_sync=index_sync,
         )
 
     def already_imported(self, corpus: Corpus) -> bool:
@@ -210,9 +231,16 @@ class CorpusImporter:
                     f"users[{i}] ({user.user_id}): already belongs to another tenant; a user "
                     "never moves between tenants"
                 )
+        highest = _highest_versions(session, corpus)
         for i, doc in enumerate(corpus.documents):
             row = session.get(DocumentVersion, (doc.tenant_id, doc.document_id, doc.version))
             if row is None:
+                stored = highest.get((doc.tenant_id, doc.document_id))
+                if stored is not None and doc.version < stored:
+                    problems.append(
+                        f"documents[{i}] ({doc.ref}).version: {doc.document_id} is already at "
+                        f"version {stored}; a new version must be numbered above it"
+                    )
                 continue
             if row.content_hash != content_hash(doc.body):
                 problems.append(
@@ -356,6 +384,24 @@ def corpus_fingerprint(corpus: Corpus) -> str:
     return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def _highest_versions(session: Session, corpus: Corpus) -> dict[tuple[str, str], int]:
+    keys = {(d.tenant_id, d.document_id) for d in corpus.documents}
+    found: dict[tuple[str, str], int] = {}
+    for tenant_id in sorted({tenant for tenant, _ in keys}):
+        documents = sorted(document for tenant, document in keys if tenant == tenant_id)
+        for batch_start in range(0, len(documents), 500):
+            rows = session.execute(
+                select(DocumentVersion.document_id, func.max(DocumentVersion.version))
+                .where(
+                    DocumentVersion.tenant_id == tenant_id,
+                    DocumentVersion.document_id.in_(documents[batch_start : batch_start + 500]),
+                )
+                .group_by(DocumentVersion.document_id)
+            )
+            found.update({(tenant_id, document): int(top) for document, top in rows})
+    return found
+
+
 def _recorded(session: Session, fingerprint: str) -> bool:
     # Few rows: one per tenant per import that changed something.
     details = session.scalars(
@@ -375,14 +421,55 @@ def parse_json_bytes(raw: bytes, *, source: str) -> dict[str, Any]:
             f"{exc.start}: {raw[exc.start : exc.start + 4]!r})"
         ) from exc
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_KeyedObject.from_pairs)
     except json.JSONDecodeError as exc:
         raise InvalidInput(
             f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from exc
+    except RecursionError as exc:
+        raise InvalidInput(f"{source}: JSON nested too deeply to read") from exc
     if not isinstance(data, dict):
         raise InvalidInput(f"{source}: the top level must be a JSON object")
+    duplicate = _first_duplicate(data, [])
+    if duplicate is not None:
+        loc, key = duplicate
+        raise InvalidInput(
+            f"{source}: {_path_label(data, [*loc, key])}: the key {key!r} appears more than once "
+            "in one object (which value counts would be a guess)"
+        )
     return data
+
+
+class _KeyedObject(dict[str, Any]):
+    """A JSON object that remembers keys it was given more than once."""
+
+    duplicates: tuple[str, ...] = ()
+
+    @classmethod
+    def from_pairs(cls, pairs: list[tuple[str, Any]]) -> _KeyedObject:
+        made = cls(pairs)
+        if len(made) != len(pairs):
+            seen: set[str] = set()
+            repeated = []
+            for key, _value in pairs:
+                if key in seen:
+                    repeated.append(key)
+                seen.add(key)
+            made.duplicates = tuple(repeated)
+        return made
+
+
+def _first_duplicate(value: Any, loc: list[Any]) -> tuple[list[Any], str] | None:
+    stack: list[tuple[Any, list[Any]]] = [(value, loc)]
+    while stack:
+        item, where = stack.pop(0)
+        if isinstance(item, _KeyedObject) and item.duplicates:
+            return where, item.duplicates[0]
+        if isinstance(item, dict):
+            stack += [(v, [*where, k]) for k, v in item.items()]
+        elif isinstance(item, list):
+            stack += [(v, [*where, i]) for i, v in enumerate(item)]
+    return None
 
 
 def validate_corpus(data: dict[str, Any], *, source: str) -> Corpus:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 from datetime import date, datetime
 from typing import Any
 
@@ -326,6 +327,53 @@ class KnowledgeStore:
             after_ref=target.value,
             detail={"reason": reason},
         )
+
+    def supersede(
+        self, session: Session, old: DocumentVersion, new: DocumentVersion, *, actor: str
+    ) -> None:
+        """The one transition when `new` becomes the serving version (publishing and import):
+        `old` is superseded and its validity closed at the new valid_from (exclusive)."""
+        self.transition(
+            session,
+            old,
+            target=DocStatus.superseded,
+            actor=actor,
+            reason=f"superseded by {new.document_id}@{new.version}",
+        )
+        self.close_validity(old, new)
+
+    @staticmethod
+    def close_validity(old: DocumentVersion, new: DocumentVersion) -> None:
+        if old.valid_from < new.valid_from and (
+            old.valid_to is None or old.valid_to > new.valid_from
+        ):
+            old.valid_to = new.valid_from
+
+    def settle_approved(
+        self, session: Session, tenant_id: str, document_id: str, *, actor: str, today: date
+    ) -> list[int]:
+        """After an import: each approved version hands over to the next approved one. When the
+        next one is already in effect the older one is superseded; when it is scheduled (valid
+        from a later day) the older one keeps serving until then, its validity closed at that
+        day, so two approved versions never apply on the same day. Returns the superseded."""
+        approved = session.scalars(
+            select(DocumentVersion)
+            .where(
+                DocumentVersion.tenant_id == tenant_id,
+                DocumentVersion.document_id == document_id,
+                DocumentVersion.status == DocStatus.approved.value,
+            )
+            .order_by(DocumentVersion.version)
+            .with_for_update()
+        ).all()
+        superseded = []
+        for older, newer in itertools.pairwise(approved):
+            if newer.valid_from <= today:
+                self.supersede(session, older, newer, actor=actor)
+                superseded.append(older.version)
+            else:
+                self.close_validity(older, newer)
+        return superseded
 
     # ---- internals ---------------------------------------------------------------------
     def _readable_query(self, principal: Principal) -> Any:

@@ -67,6 +67,54 @@ def hidden_refs(session: Session, principal: Principal, refs: set[Ref]) -> set[R
     return {ref for ref in refs if ref not in readable}
 
 
+def withhold(value: Any, hidden: set[Ref]) -> Any:
+    """A copy of `value` in which nothing citing a hidden version is left (for what a viewer
+    reads of a run: its decision, review and events): an item citing one is left out of its
+    list — with its document id, customer, validity, offsets, hashes and text — and an evidence
+    id naming one reads WITHHELD. A dict at the top that lost items says how many
+    (`"withheld": N`), so the viewer sees that something was withheld and nothing else."""
+    if not hidden:
+        return value
+    dropped = [0]
+    out = _withhold(value, hidden, dropped)
+    if isinstance(out, dict) and dropped[0]:
+        out = {**out, "withheld": dropped[0]}
+    return out
+
+
+def _withhold(value: Any, hidden: set[Ref], dropped: list[int]) -> Any:
+    if isinstance(value, list | tuple):
+        kept = []
+        for item in value:
+            if isinstance(item, dict) and _own_refs(item) & hidden and not _is_container(item):
+                dropped[0] += 1
+                continue
+            kept.append(_withhold(item, hidden, dropped))
+        return kept
+    if isinstance(value, str):
+        parsed = parse_evidence_id(value)
+        return WITHHELD if parsed is not None and (parsed[0], parsed[1]) in hidden else value
+    if not isinstance(value, dict):
+        return value
+    out = {key: _withhold(item, hidden, dropped) for key, item in value.items()}
+    if _own_refs(value) & hidden:  # a single item outside any list: its text goes
+        for key in _TEXT_KEYS:
+            if isinstance(out.get(key), str):
+                out[key] = WITHHELD
+    if isinstance(out.get("raw"), str):  # a model's raw answer quotes whatever it was given
+        out["raw"] = WITHHELD
+    decision = out.get("decision")
+    if isinstance(out.get("draft"), str) and isinstance(decision, dict):
+        out["draft"] = "\n".join(str(c.get("text", "")) for c in decision.get("claims", []))
+    return out
+
+
+def _is_container(value: dict[str, Any]) -> bool:
+    """A dict that only lists evidence ids for others (a decision, a packet), not one item: its
+    own entries are withheld one by one instead of the whole."""
+    return not any(key in value for key in ("document_id", "evidence_id", "citation", "text"))
+
+
 def redact(value: Any, hidden: set[Ref]) -> Any:
     """A copy of `value` with the text of everything citing a hidden version withheld."""
     if not hidden:

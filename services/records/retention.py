@@ -9,12 +9,13 @@ task, a current approved document, or a held record.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import delete, select, update
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from services.core.clock import Clock, as_utc
@@ -22,9 +23,9 @@ from services.core.errors import InvalidInput, NotFound
 from services.core.policy import Permission, require
 from services.core.principals import Principal
 from services.db.engine import Database
-from services.db.models import DocumentAcl, DocumentVersion, TaskRow, Tenant
+from services.db.models import DocumentVersion, Tenant
 from services.db.models_knowledge import LegalHoldRow, RetentionPolicyRow
-from services.records import audit
+from services.records import audit, holds
 from services.records.tasks import TaskService
 
 # Versions that no longer serve and may expire under a tenant's document policy.
@@ -44,16 +45,23 @@ class ParticipantPurge(Protocol):
 class RetentionParticipant(Protocol):
     """A store of records that expire on their own terms (the Memory Bank: TTLs, revisions).
 
-    It keeps a hold flag on its own rows, like tasks and document versions do, and honours it
-    in its own purge: `set_legal_hold` is how the retention service mirrors a hold (it raises
-    NotFound for a record the admin's tenant does not have), `purge_expired` removes what has
-    expired — never a held record, never an audit entry — or only reports it on a dry run.
-    `services.memory.bank.MemoryBank` satisfies this as it is.
+    Holds live in one table (`services.records.holds`); a participant keeps a hold flag on its
+    own rows in step with it. `mark_legal_hold` runs inside the retention service's unit of
+    work: it locks the record (NotFound for one the admin's tenant does not have) and sets or
+    clears its flag. `purge_expired` removes what has expired — never a record with an active
+    hold in the hold table or its flag set, never an audit entry — or only reports it on a dry
+    run. `services.memory.bank.MemoryBank` satisfies this as it is.
     """
 
-    def set_legal_hold(
-        self, principal: Principal, record_id: str, *, hold: bool, reason: str
-    ) -> object: ...
+    def mark_legal_hold(
+        self,
+        session: Session,
+        principal: Principal,
+        record_id: str,
+        *,
+        held: bool,
+        reason: str | None,
+    ) -> None: ...
 
     def purge_expired(
         self,
@@ -218,47 +226,22 @@ class RetentionService:
     def set_hold(
         self, principal: Principal, *, record_type: str, record_id: str, reason: str
     ) -> LegalHold:
+        """One unit of work: the record is locked (a purge that locked it first has removed it:
+        NotFound), the hold row written, the record's flag set and the change audited."""
         _require_admin(principal)
         if not reason.strip():
             raise InvalidInput("a reason is required to set a legal hold")
         reason = reason.strip()
-        participant = self._participants.get(record_type)
-        if participant is not None:
-            # Its own unit of work first (it checks the record exists in the tenant): a hold
-            # that is flagged but not yet recorded here errs on the side of keeping the record.
-            participant.set_legal_hold(principal, record_id, hold=True, reason=reason)
-        try:
-            return self._record_hold(principal, record_type, record_id, reason, participant)
-        except Exception:
-            if participant is not None:
-                participant.set_legal_hold(
-                    principal, record_id, hold=False, reason=f"hold not recorded: {reason}"
-                )
-            raise
-
-    def _record_hold(
-        self,
-        principal: Principal,
-        record_type: str,
-        record_id: str,
-        reason: str,
-        participant: RetentionParticipant | None,
-    ) -> LegalHold:
         with self._db.write() as session:
-            if participant is None:
-                self._require_record(session, principal.tenant_id, record_type, record_id)
-            row = LegalHoldRow(
+            self._mark(session, principal, record_type, record_id, held=True, reason=reason)
+            row = holds.place(
+                session,
+                self._clock,
                 tenant_id=principal.tenant_id,
                 record_type=record_type,
                 record_id=record_id,
                 reason=reason,
-                set_by=principal.user_id,
-                set_at=self._clock.now(),
-            )
-            session.add(row)
-            session.flush()
-            self._mirror_flag(
-                session, principal.tenant_id, record_type, record_id, held=True, reason=row.reason
+                actor=principal.user_id,
             )
             audit.record(
                 session,
@@ -278,19 +261,19 @@ class RetentionService:
         if not reason.strip():
             raise InvalidInput("a reason is required to lift a legal hold")
         with self._db.write() as session:
-            row = session.get(LegalHoldRow, hold_id)
+            row = session.get(LegalHoldRow, hold_id, with_for_update=True)
             if row is None or row.tenant_id != principal.tenant_id:
                 raise NotFound("legal hold", str(hold_id))
             if row.lifted_at is not None:
                 raise InvalidInput(f"legal hold {hold_id} was already lifted")
-            row.lifted_by, row.lifted_at = principal.user_id, self._clock.now()
-            row.lift_reason = reason.strip()
-            session.flush()
-            still = _active_holds(session, row.tenant_id, row.record_type, row.record_id)
+            holds.lift(session, self._clock, row, actor=principal.user_id, reason=reason.strip())
+            still = holds.active(session, row.tenant_id, row.record_type, row.record_id)
             if not still:
-                self._mirror_flag(
-                    session, row.tenant_id, row.record_type, row.record_id, held=False
-                )
+                # The record may be gone (a hold on a whole document outlives its versions).
+                with contextlib.suppress(NotFound):
+                    self._mark(
+                        session, principal, row.record_type, row.record_id, held=False, reason=None
+                    )
             audit.record(
                 session,
                 clock=self._clock,
@@ -302,13 +285,7 @@ class RetentionService:
                 before_ref=f"hold:{row.id}",
                 detail={"reason": row.lift_reason, "other_active_holds": len(still)},
             )
-            lifted = _hold(row)
-        participant = self._participants.get(lifted.record_type)
-        if participant is not None and not still:
-            participant.set_legal_hold(
-                principal, lifted.record_id, hold=False, reason=lifted.lift_reason or ""
-            )
-        return lifted
+            return _hold(row)
 
     def holds(self, principal: Principal, *, active_only: bool = True) -> list[LegalHold]:
         _require_admin(principal)
@@ -362,21 +339,16 @@ class RetentionService:
             if tenant_id:
                 query = query.where(RetentionPolicyRow.tenant_id == tenant_id)
             policies = {p.tenant_id: p.days for p in session.scalars(query)}
-            held = _held_ids(session, "document")
+            held = holds.held_ids(session, "document")
             expired: list[Any] = []
             for tenant, days in sorted(policies.items()):
-                cutoff = now - timedelta(days=days)
                 expired += session.execute(
                     select(
                         DocumentVersion.tenant_id,
                         DocumentVersion.document_id,
                         DocumentVersion.version,
                         DocumentVersion.legal_hold,
-                    ).where(
-                        DocumentVersion.tenant_id == tenant,
-                        DocumentVersion.status.in_(FINISHED_DOCUMENTS),
-                        DocumentVersion.status_changed_at <= cutoff,
-                    )
+                    ).where(*_expired_version(tenant, now - timedelta(days=days)))
                 ).all()
         removed, kept = [], []
         for tenant, document_id, version, flag in sorted(expired):
@@ -384,121 +356,118 @@ class RetentionService:
             if flag or {(tenant, document_id), (tenant, f"{document_id}@{version}")} & held:
                 kept.append(key)
                 continue
-            removed.append(key)
             if dry_run:
+                removed.append(key)
                 continue
-            # Copies first (a superseded version may still be indexed until the next sync).
+            # Copies first (a superseded version may still be indexed until the next sync);
+            # a hold that arrives meanwhile still keeps the row, which is what a hold protects.
             for store in self._copies:
                 store.purge_document(
                     tenant_id=tenant, document_id=document_id, version=version, actor=actor
                 )
-            with self._db.write() as session:
-                keys = (
-                    DocumentAcl.tenant_id == tenant,
-                    DocumentAcl.document_id == document_id,
-                    DocumentAcl.version == version,
-                )
-                session.execute(delete(DocumentAcl).where(*keys))
-                session.execute(
-                    delete(DocumentVersion).where(
-                        DocumentVersion.tenant_id == tenant,
-                        DocumentVersion.document_id == document_id,
-                        DocumentVersion.version == version,
-                    )
-                )
-                audit.record(
-                    session,
-                    clock=self._clock,
-                    tenant_id=tenant,
-                    actor=actor,
-                    action="document.purged",
-                    subject_type="document",
-                    subject_id=f"{document_id}@{version}",
-                )
+            if self._delete_version(tenant, document_id, version, actor=actor, days=policies):
+                removed.append(key)
+            else:
+                kept.append(key)
         return removed, kept
 
-    # ---- internals -------------------------------------------------------------------------
-    def _require_record(
-        self, session: Session, tenant_id: str, record_type: str, record_id: str
-    ) -> None:
-        if record_type == "task":
-            found = session.get(TaskRow, (tenant_id, record_id)) is not None
-        elif record_type == "document":
-            document_id, _, version = record_id.partition("@")
-            query = select(DocumentVersion.version).where(
-                DocumentVersion.tenant_id == tenant_id, DocumentVersion.document_id == document_id
+    def _delete_version(
+        self, tenant: str, document_id: str, version: int, *, actor: str, days: dict[str, int]
+    ) -> bool:
+        """Delete one version under a row lock, with the hold condition in the statement."""
+        now = self._clock.now()
+        with self._db.write() as session:
+            row = session.get(
+                DocumentVersion,
+                (tenant, document_id, version),
+                populate_existing=True,
+                with_for_update=True,
             )
-            if version:
-                if not version.isdigit():
-                    raise InvalidInput(f"document hold {record_id!r}: use DOC or DOC@VERSION")
-                query = query.where(DocumentVersion.version == int(version))
-            found = session.scalar(query.limit(1)) is not None
-        else:
-            raise InvalidInput(
-                f"legal holds apply to {', '.join(self.record_types)}, not {record_type!r}"
+            if row is None:
+                return False
+            ref = f"{document_id}@{version}"
+            gone = session.execute(
+                delete(DocumentVersion)
+                .where(
+                    DocumentVersion.tenant_id == tenant,
+                    DocumentVersion.document_id == document_id,
+                    DocumentVersion.version == version,
+                    DocumentVersion.legal_hold.is_(False),
+                    *_expired_version(tenant, now - timedelta(days=days[tenant])),
+                    ~holds.active_hold_exists("document", tenant, document_id, ref),
+                )
+                .execution_options(synchronize_session=False)
+            ).rowcount  # type: ignore[attr-defined]
+            if gone != 1:
+                return False
+            audit.record(
+                session,
+                clock=self._clock,
+                tenant_id=tenant,
+                actor=actor,
+                action="document.purged",
+                subject_type="document",
+                subject_id=ref,
             )
-        if not found:
-            raise NotFound(record_type, record_id)
+            return True
 
-    @staticmethod
-    def _mirror_flag(
+    # ---- internals -------------------------------------------------------------------------
+    def _mark(
+        self,
         session: Session,
-        tenant_id: str,
+        principal: Principal,
         record_type: str,
         record_id: str,
         *,
         held: bool,
-        reason: str | None = None,
+        reason: str | None,
     ) -> None:
-        """Keep the rows' own hold flags in step, so every existing purge path honours them."""
-        if record_type == "task":
-            session.execute(
-                update(TaskRow)
-                .where(TaskRow.tenant_id == tenant_id, TaskRow.task_id == record_id)
-                .values(legal_hold=held, legal_hold_reason=reason if held else None)
-            )
+        """Lock the record and set its own hold flag (NotFound if the tenant has no such record)."""
+        tenant_id = principal.tenant_id
+        participant = self._participants.get(record_type)
+        if participant is not None:
+            participant.mark_legal_hold(session, principal, record_id, held=held, reason=reason)
+        elif record_type == "task":
+            row = self._tasks.lock_for_hold(session, tenant_id, record_id)
+            self._tasks.mark_hold(row, held=held, reason=reason)
         elif record_type == "document":
-            document_id, _, version = record_id.partition("@")
-            where = [
-                DocumentVersion.tenant_id == tenant_id,
-                DocumentVersion.document_id == document_id,
-            ]
-            if version:
-                where.append(DocumentVersion.version == int(version))
-            elif not held:  # a whole-document lift keeps versions held on their own
-                still = {r for t, r in _held_ids(session, "document") if t == tenant_id}
-                versions = [
-                    int(r.partition("@")[2]) for r in still if r.startswith(f"{document_id}@")
-                ]
-                if versions:
-                    where.append(DocumentVersion.version.not_in(versions))
-            session.execute(update(DocumentVersion).where(*where).values(legal_hold=held))
-
-
-def _active_holds(
-    session: Session, tenant_id: str, record_type: str, record_id: str
-) -> list[LegalHoldRow]:
-    return list(
-        session.scalars(
-            select(LegalHoldRow).where(
-                LegalHoldRow.tenant_id == tenant_id,
-                LegalHoldRow.record_type == record_type,
-                LegalHoldRow.record_id == record_id,
-                LegalHoldRow.lifted_at.is_(None),
+            self._mark_document(session, tenant_id, record_id, held=held)
+        else:
+            raise InvalidInput(
+                f"legal holds apply to {', '.join(self.record_types)}, not {record_type!r}"
             )
-        )
-    )
+
+    @staticmethod
+    def _mark_document(session: Session, tenant_id: str, record_id: str, *, held: bool) -> None:
+        document_id, _, version = record_id.partition("@")
+        where = [
+            DocumentVersion.tenant_id == tenant_id,
+            DocumentVersion.document_id == document_id,
+        ]
+        if version:
+            if not version.isdigit() or len(version) > 9:
+                raise InvalidInput(f"document hold {record_id!r}: use DOC or DOC@VERSION")
+            where.append(DocumentVersion.version == int(version))
+        rows = session.scalars(
+            select(DocumentVersion)
+            .where(*where)
+            .with_for_update()
+            .execution_options(populate_existing=True)
+        ).all()
+        if not rows:
+            raise NotFound("document", record_id)
+        on_hold = {r for t, r in holds.held_ids(session, "document") if t == tenant_id}
+        for row in rows:
+            # A version stays flagged while any hold (on it, or on the whole document) is active.
+            row.legal_hold = held or bool({document_id, f"{document_id}@{row.version}"} & on_hold)
 
 
-def _held_ids(session: Session, record_type: str) -> set[tuple[str, str]]:
-    return {
-        (tenant, record)
-        for tenant, record in session.execute(
-            select(LegalHoldRow.tenant_id, LegalHoldRow.record_id).where(
-                LegalHoldRow.record_type == record_type, LegalHoldRow.lifted_at.is_(None)
-            )
-        )
-    }
+def _expired_version(tenant: str, cutoff: datetime) -> list[Any]:
+    return [
+        DocumentVersion.tenant_id == tenant,
+        DocumentVersion.status.in_(FINISHED_DOCUMENTS),
+        DocumentVersion.status_changed_at <= cutoff,
+    ]
 
 
 def _require_admin(principal: Principal) -> None:

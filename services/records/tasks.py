@@ -6,23 +6,25 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import ColumnElement, Text, cast, func, select, update
+from sqlalchemy import ColumnElement, Text, cast, delete, func, or_, select, true, update
 from sqlalchemy.orm import Session
 
+from services.contracts.ids import require_id
 from services.contracts.task_state import TaskState, TaskStatus, can_transition
 from services.core.clock import Clock, as_utc
 from services.core.errors import (
     ConfirmedFieldConflict,
     IllegalTransition,
     InvalidInput,
+    NotAuthorized,
     NotFound,
     StaleRevision,
 )
-from services.core.policy import Permission, require
+from services.core.policy import Permission, allows, require
 from services.core.principals import Principal
 from services.db.engine import Database
 from services.db.models import TaskCheckpoint, TaskEvent, TaskRow, Tenant
-from services.records import audit
+from services.records import audit, holds
 
 _UNSET: Any = object()
 
@@ -114,7 +116,9 @@ class TaskService:
         limit: int = 50,
         offset: int = 0,
     ) -> TaskPage:
-        query = select(TaskRow).where(TaskRow.tenant_id == principal.tenant_id)
+        query = select(TaskRow).where(
+            TaskRow.tenant_id == principal.tenant_id, task_visible(principal)
+        )
         if statuses:
             query = query.where(TaskRow.status.in_(statuses))
         if search:
@@ -134,7 +138,7 @@ class TaskService:
         """Tasks per status, of those `search` matches (the inbox's counts follow its filter)."""
         query = (
             select(TaskRow.status, func.count())
-            .where(TaskRow.tenant_id == principal.tenant_id)
+            .where(TaskRow.tenant_id == principal.tenant_id, task_visible(principal))
             .group_by(TaskRow.status)
         )
         if search:
@@ -200,8 +204,10 @@ class TaskService:
         status: TaskStatus = TaskStatus.created,
     ) -> TaskRecord:
         _require_writer(principal)
-        if not task_id.strip():
-            raise InvalidInput("task_id must not be empty")
+        require_id(task_id, kind="task_id")
+        customer = customer_of(confirmed or {})
+        if not may_see_customer(principal, customer):
+            raise NotAuthorized(f"{principal.user_id} has no grant for customer {customer}")
         with self._db.write() as session:
             row = self.insert_row(
                 session,
@@ -227,6 +233,12 @@ class TaskService:
         if session.get(TaskRow, (tenant_id, state.task_id)) is not None:
             raise InvalidInput(f"task {state.task_id} already exists")
         now = self._clock.now()
+        completed_at = expires_at = None
+        if state.status == TaskStatus.completed:
+            # A task that arrives completed (a corpus import) starts its retention clock at its
+            # last update, so purge-expired applies to it like to one completed here.
+            completed_at = as_utc(state.updated_at) if state.updated_at else now
+            expires_at = completed_at + timedelta(days=self._retention_days(session, tenant_id))
         row = TaskRow(
             tenant_id=tenant_id,
             task_id=state.task_id,
@@ -240,6 +252,9 @@ class TaskService:
             created_by=actor,
             created_at=state.created_at or now,
             updated_at=state.updated_at or now,
+            customer_id=customer_of(state.confirmed),
+            completed_at=completed_at,
+            expires_at=expires_at,
         )
         session.add(row)
         session.flush()
@@ -373,6 +388,7 @@ class TaskService:
                 raise NotFound("conflict", f"{task_id}.{field}")
             chosen = row.confirmed.get(field) if keep_confirmed else open_[-1]["proposed"]
             values = {
+                "customer_id": customer_of({**row.confirmed, field: chosen}),
                 "confirmed": {**row.confirmed, field: chosen},
                 "conflicts": [c for c in row.conflicts if c["field"] != field],
                 "updated_at": self._clock.now(),
@@ -397,13 +413,38 @@ class TaskService:
     def set_legal_hold(
         self, principal: Principal, task_id: str, *, hold: bool, reason: str
     ) -> TaskRecord:
+        """The same hold as `memdesk holds set --type task`: one row in the hold table (lifting
+        lifts every active hold of the task), with the task's own flag kept in step."""
         require(principal, Permission.ADMINISTER, "only an admin may set or lift a legal hold")
         if not reason.strip():
             raise InvalidInput("a reason is required for a legal hold change")
+        reason = reason.strip()
         with self._db.write() as session:
-            row = self._row(session, principal, task_id)
-            row.legal_hold = hold
-            row.legal_hold_reason = reason if hold else None
+            row = self._row(session, principal, task_id, lock=True)
+            if hold:
+                changed = [
+                    holds.place(
+                        session,
+                        self._clock,
+                        tenant_id=row.tenant_id,
+                        record_type="task",
+                        record_id=task_id,
+                        reason=reason,
+                        actor=principal.user_id,
+                    )
+                ]
+            else:
+                changed = holds.lift_all(
+                    session,
+                    self._clock,
+                    tenant_id=row.tenant_id,
+                    record_type="task",
+                    record_id=task_id,
+                    actor=principal.user_id,
+                    reason=reason,
+                )
+            still = holds.active(session, row.tenant_id, "task", task_id)
+            self.mark_hold(row, held=bool(still), reason=still[0].reason if still else None)
             audit.record(
                 session,
                 clock=self._clock,
@@ -412,9 +453,25 @@ class TaskService:
                 action="legal_hold.set" if hold else "legal_hold.lifted",
                 subject_type="task",
                 subject_id=task_id,
+                after_ref=",".join(f"hold:{h.id}" for h in changed) or None,
                 detail={"reason": reason},
             )
             return _record(row)
+
+    def lock_for_hold(self, session: Session, tenant_id: str, task_id: str) -> TaskRow:
+        """The task row under a row lock, for a hold to be recorded in the caller's unit of work.
+        A purge holding the lock first has deleted it by the time this returns: NotFound."""
+        row = session.get(
+            TaskRow, (tenant_id, task_id), populate_existing=True, with_for_update=True
+        )
+        if row is None:
+            raise NotFound("task", task_id)
+        return row
+
+    @staticmethod
+    def mark_hold(row: TaskRow, *, held: bool, reason: str | None) -> None:
+        row.legal_hold = held
+        row.legal_hold_reason = reason if held else None
 
     def purge_expired(
         self,
@@ -425,7 +482,11 @@ class TaskService:
         tenant_id: str | None = None,
     ) -> PurgeReport:
         """Remove completed tasks past their expiry. Incomplete or held tasks are never touched;
-        the audit log keeps its entries (it is append-only)."""
+        the audit log keeps its entries (it is append-only).
+
+        The expired rows are locked before the holds are read, and each DELETE carries the hold
+        condition itself: a hold that committed first always wins, and a hold arriving while
+        its task is being purged waits for the lock and then finds no task (NotFound)."""
         now = now or self._clock.now()
         query = select(TaskRow).where(
             TaskRow.status == TaskStatus.completed.value,
@@ -437,14 +498,32 @@ class TaskService:
         removed: list[str] = []
         held: list[str] = []
         with self._db.write() as session:
-            for row in session.scalars(query):
+            rows = session.scalars(
+                query.order_by(TaskRow.tenant_id, TaskRow.task_id).with_for_update()
+            ).all()
+            on_hold = holds.held_ids(session, "task")
+            for row in rows:
                 key = f"{row.tenant_id}/{row.task_id}"
-                if row.legal_hold:
+                if row.legal_hold or (row.tenant_id, row.task_id) in on_hold:
+                    held.append(key)
+                    continue
+                if dry_run:
+                    removed.append(key)
+                    continue
+                gone = session.execute(
+                    delete(TaskRow)
+                    .where(
+                        TaskRow.tenant_id == row.tenant_id,
+                        TaskRow.task_id == row.task_id,
+                        TaskRow.legal_hold.is_(False),
+                        ~holds.active_hold_exists("task", TaskRow.tenant_id, TaskRow.task_id),
+                    )
+                    .execution_options(synchronize_session=False)
+                ).rowcount  # type: ignore[attr-defined]
+                if gone != 1:
                     held.append(key)
                     continue
                 removed.append(key)
-                if dry_run:
-                    continue
                 audit.record(
                     session,
                     clock=self._clock,
@@ -458,7 +537,6 @@ class TaskService:
                         "expired_at": as_utc(row.expires_at).isoformat() if row.expires_at else None
                     },
                 )
-                session.delete(row)
         return PurgeReport(dry_run=dry_run, removed=removed, kept_on_hold=held)
 
     def reschedule_expiry(self, session: Session, *, tenant_id: str) -> int:
@@ -485,10 +563,17 @@ class TaskService:
 
     # ---- internals ---------------------------------------------------------------------
     @staticmethod
-    def _row(session: Session, principal: Principal, task_id: str) -> TaskRow:
-        row = session.get(TaskRow, (principal.tenant_id, task_id), populate_existing=True)
-        if row is None:
-            raise NotFound("task", task_id)
+    def _row(
+        session: Session, principal: Principal, task_id: str, *, lock: bool = False
+    ) -> TaskRow:
+        row = session.get(
+            TaskRow,
+            (principal.tenant_id, task_id),
+            populate_existing=True,
+            with_for_update=lock or None,
+        )
+        if row is None or not may_see_customer(principal, row.customer_id):
+            raise NotFound("task", task_id)  # another customer's task looks like a missing one
         return row
 
     def _retention_days(self, session: Session, tenant_id: str) -> int:
@@ -519,6 +604,7 @@ class TaskService:
                 values["expires_at"] = now + timedelta(days=tenant_retention)
         if confirm:
             values["confirmed"] = {**row.confirmed, **confirm}
+            values["customer_id"] = customer_of(values["confirmed"])
         if pending is not None:
             values["pending"] = list(dict.fromkeys(pending))
         if next_step is not _UNSET:
@@ -600,6 +686,35 @@ class TaskService:
             after_ref=f"{row.task_id}@r{row.revision}",
             detail={**(audit_detail or {}), "status": row.status, "run_id": run_id},
         )
+
+
+def customer_of(confirmed: dict[str, Any]) -> str | None:
+    """The customer a task serves: its confirmed `customer_id`, if any."""
+    customer = confirmed.get("customer_id")
+    return customer if isinstance(customer, str) and customer else None
+
+
+def granted_customers(principal: Principal) -> tuple[str, ...] | None:
+    """The customers whose tasks the principal may see; None: every customer of the tenant
+    (knowledge owners and admins, as for every memory scope)."""
+    if allows(principal, Permission.SEE_ALL_CUSTOMERS):
+        return None
+    prefix = "customer:"
+    return tuple(g[len(prefix) :] for g in principal.grants if g.startswith(prefix))
+
+
+def may_see_customer(principal: Principal, customer_id: str | None) -> bool:
+    customers = granted_customers(principal)
+    return customer_id is None or customers is None or customer_id in customers
+
+
+def task_visible(principal: Principal) -> ColumnElement[bool]:
+    """Inside the query, like a document's ACL: a task with a customer needs that customer's
+    grant (the tenant is matched separately, always from the principal)."""
+    customers = granted_customers(principal)
+    if customers is None:
+        return true()
+    return or_(TaskRow.customer_id.is_(None), TaskRow.customer_id.in_(customers))
 
 
 def _require_writer(principal: Principal) -> None:

@@ -7,6 +7,7 @@ import threading
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import delete, func, select
@@ -16,6 +17,7 @@ from services.core.clock import Clock, IdGenerator
 from services.core.errors import IndexUnavailable
 from services.db.engine import Database
 from services.db.models import DocumentVersion, IndexChunk, IndexPointer, IndexVersion
+from services.db.models_retrieval import IndexSyncPending
 from services.records import audit
 from services.retrieval.caches import RetrievalCaches
 from services.retrieval.chunker import CHUNKER_VERSION
@@ -33,7 +35,7 @@ from services.retrieval.records import (
 from services.retrieval.vectorstore import VectorStore
 from services.retrieval.verification import verify_document, verify_version
 from services.retrieval.versions import IndexVersionInfo, version_info
-from services.retrieval.writer import ChunkWriter
+from services.retrieval.writer import ChunkWriter, delete_rows
 
 log = logging.getLogger(__name__)
 
@@ -189,20 +191,56 @@ class IndexManager:
     def sync(
         self, tenant_ids: list[str] | None = None, *, actor: str = "system:index"
     ) -> SyncReport:
-        """Bring the active version in line with SQL for these tenants (all when None)."""
+        """Bring the active version in line with SQL for these tenants (all when None). A
+        tenant synced here is no longer owed a deferred sync (see `defer`)."""
         with self._lock:
+            started = self._clock.now()
             with self._db.read() as session:
                 active = self._active_row(session)
                 stale = active is not None and active.chunker_version != CHUNKER_VERSION
             if active is None or stale:
                 info = self.rebuild(actor=actor)
+                self._settle_deferred(None, started)
                 return SyncReport(index_version=info.index_version, rebuilt=True)
             report = SyncReport(index_version=active.index_version)
             with self._db.read() as session:
                 tenants = tenant_ids or _all_tenants(session, active.index_version)
             for tenant_id in sorted(tenants):
                 report = _merge(report, self._sync_tenant(active, tenant_id, actor=actor))
+                self._settle_deferred([tenant_id], started)
             return report
+
+    # ---- deferred syncs: work owed while the index was unreachable ------------------------
+    def defer(self, tenant_ids: list[str], *, reason: str) -> None:
+        """Record in SQL that these tenants' documents changed but the index could not follow;
+        the next import, `memdesk index sync` or worker start does it (`catch_up`)."""
+        now = self._clock.now()
+        with self._db.write() as session:
+            for tenant_id in sorted(set(tenant_ids)):
+                row = session.get(IndexSyncPending, tenant_id, with_for_update=True)
+                if row is None:
+                    session.add(IndexSyncPending(tenant_id=tenant_id, since=now, reason=reason))
+                else:
+                    row.reason = reason[:2000]
+
+    def deferred(self) -> list[str]:
+        """Tenants owed a sync."""
+        with self._db.read() as session:
+            return sorted(session.scalars(select(IndexSyncPending.tenant_id)))
+
+    def catch_up(self, *, actor: str = "system:index") -> SyncReport | None:
+        """Do the syncs deferred earlier (None: nothing was owed)."""
+        tenants = self.deferred()
+        return self.sync(tenants, actor=actor) if tenants else None
+
+    def _settle_deferred(self, tenant_ids: list[str] | None, started: datetime) -> None:
+        # Only what was deferred before this sync read SQL: a deferral recorded meanwhile by
+        # another process may concern changes this sync did not see.
+        with self._db.write() as session:
+            query = delete(IndexSyncPending).where(IndexSyncPending.since <= started)
+            if tenant_ids is not None:
+                query = query.where(IndexSyncPending.tenant_id.in_(tenant_ids))
+            session.execute(query)
 
     def _sync_tenant(self, active: IndexVersion, tenant_id: str, *, actor: str) -> SyncReport:
         version_id, collection = active.index_version, active.collection
@@ -305,17 +343,35 @@ class IndexManager:
 
         Retrieval only serves chunks of versions SQL calls current, so staged chunks stay
         invisible until the publisher's switch commits; `document.status` is what the version
-        will be then, so the next sync finds nothing to re-embed. Re-staging replaces them.
+        will be then, so the next sync finds nothing to re-embed. Staging is idempotent: chunks
+        already there with this content are kept and only missing ones written, so two calls
+        staging one version never remove each other's chunks; chunks of other content go first.
         """
         with self._lock:
             active = self.active() or self.rebuild()
-            self.unstage_document(
-                tenant_id=document.tenant_id,
-                document_id=document.document_id,
-                version=document.version,
-            )
             records = chunk_records(document)
-            self.writer.write(active.collection, active.index_version, records)
+            with self._db.read() as session:
+                present = {
+                    chunk_id: chash
+                    for chunk_id, chash in session.execute(
+                        select(IndexChunk.chunk_id, IndexChunk.content_hash).where(
+                            IndexChunk.index_version == active.index_version,
+                            IndexChunk.tenant_id == document.tenant_id,
+                            IndexChunk.document_id == document.document_id,
+                            IndexChunk.version == document.version,
+                        )
+                    )
+                }
+            wanted = {r.chunk_id for r in records}
+            if set(present) - wanted or set(present.values()) - {document.content_hash}:
+                self.unstage_document(
+                    tenant_id=document.tenant_id,
+                    document_id=document.document_id,
+                    version=document.version,
+                )
+                present = {}
+            missing = [r for r in records if r.chunk_id not in present]
+            self.writer.write(active.collection, active.index_version, missing)
             return StagedDocument(
                 index_version=active.index_version,
                 collection=active.collection,
@@ -339,12 +395,22 @@ class IndexManager:
         )
 
     def unstage_document(self, *, tenant_id: str, document_id: str, version: int) -> int:
-        """Remove one version's chunks from the active index (an abandoned publication)."""
+        """Remove one version's chunks from the active index (an abandoned publication). Never
+        those of a version that serves: its SQL rows go in a transaction that locks the version
+        row and finds it not approved, so a switch either sees them gone or keeps them."""
         with self._lock:
             active = self.active()
             if active is None:
                 return 0
-            with self._db.read() as session:
+            with self._db.write() as session:
+                row = session.get(
+                    DocumentVersion,
+                    (tenant_id, document_id, version),
+                    with_for_update=True,
+                    populate_existing=True,
+                )
+                if row is not None and row.status == "approved":
+                    return 0
                 ids = list(
                     session.scalars(
                         select(IndexChunk.chunk_id).where(
@@ -355,6 +421,9 @@ class IndexManager:
                         )
                     )
                 )
+                if not ids:
+                    return 0
+                delete_rows(session, active.index_version, ids)
             self.writer.remove(active.index_version, active.collection, ids)
             return len(ids)
 

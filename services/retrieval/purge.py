@@ -8,6 +8,7 @@ from sqlalchemy import select
 from services.db.engine import Database
 from services.db.models import IndexChunk, IndexVersion
 from services.retrieval.caches import RetrievalCaches
+from services.retrieval.records import chunk_prefix
 from services.retrieval.vectorstore import VectorStore
 from services.retrieval.writer import ChunkWriter
 
@@ -56,7 +57,7 @@ def purge(
         ).all()
         targets = [(row.index_version, row.collection) for row in live]
     where = _document_where(tenant_id, document_id, version)
-    prefix = f"{tenant_id}/{document_id}@" + (f"{version}#" if version is not None else "")
+    prefix = chunk_prefix(tenant_id, document_id, version)
     removed = 0
     probes = []
     for version_id, collection in targets:

@@ -100,8 +100,26 @@ class ChunkRecord:
         }
 
 
+# The chunk-id grammar is `TENANT/DOCUMENT@VERSION#ORDINAL`. Its separators (and `%`, the
+# escape itself) are percent-escaped inside the two ids, so two different (tenant, document)
+# pairs can never produce one chunk id: tenant `A/B` with document `C` is `A%2FB/C@1#0`,
+# tenant `A` with document `B/C` is `A/B%2FC@1#0`. Ids valid under services/contracts/ids.py
+# contain none of these characters, so their chunk ids read as before.
+_ESCAPES = {"%": "%25", "/": "%2F", "@": "%40", "#": "%23"}
+
+
+def _escaped(part: str) -> str:
+    return "".join(_ESCAPES.get(char, char) for char in part)
+
+
 def chunk_id_for(tenant_id: str, document_id: str, version: int, ordinal: int) -> str:
-    return f"{tenant_id}/{document_id}@{version}#{ordinal}"
+    return f"{chunk_prefix(tenant_id, document_id, version)}{ordinal}"
+
+
+def chunk_prefix(tenant_id: str, document_id: str, version: int | None = None) -> str:
+    """What every chunk id of the document (or of one version) starts with, and no other."""
+    prefix = f"{_escaped(tenant_id)}/{_escaped(document_id)}@"
+    return prefix if version is None else f"{prefix}{version}#"
 
 
 def chunk_records(document: IndexedDocument) -> list[ChunkRecord]:

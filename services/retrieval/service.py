@@ -22,6 +22,7 @@ from services.retrieval import answerability, spans
 from services.retrieval.answerability import QueryProfile
 from services.retrieval.caches import LexicalView, Payload, RetrievalCaches, TenantBlock
 from services.retrieval.conflicts import find_conflicts
+from services.retrieval.coverage import unsearchable_relevant
 from services.retrieval.eligibility import (
     ActiveIndex,
     ChunkRow,
@@ -111,8 +112,18 @@ class RetrievalService:
             if conflicts
             else "ok"
         )
+        missing = list(assessment.missing)
         if eligibility.not_indexed:
             dropped["not_indexed"] = len(eligibility.not_indexed)
+            unsearchable = unsearchable_relevant(
+                self._db,
+                tenant_id=principal.tenant_id,
+                not_indexed=eligibility.not_indexed,
+                query=query,
+            )
+            if unsearchable and status == "ok":
+                status = "insufficient_evidence"
+            missing += [f"{ref} (approved, not searchable yet)" for ref in unsearchable]
         timings["verify_ms"] = _since(started) - timings["rank_ms"] - timings["eligible_ms"]
         timings["total_ms"] = _since(started)
         result = RetrievalResult(
@@ -121,7 +132,7 @@ class RetrievalService:
             as_of=as_of,
             evidence=evidence,
             conflicts=conflicts,
-            missing=assessment.missing,
+            missing=missing,
             dropped=dict(dropped),
             index_version=active.index_version,
             timings_ms={key: round(value, 3) for key, value in timings.items()},

@@ -45,18 +45,26 @@ def build_retrieval(
     return index, RetrievalService(db=db, clock=clock, index=index)
 
 
-def sync_hook(index: IndexManager) -> Callable[[list[str]], None]:
+def sync_hook(index: IndexManager) -> Callable[[list[str]], str]:
     """For the importer: bring the index in line after a committed import.
 
     The import has already committed when this runs, so an unreachable index must not turn it
-    into a failure: retrieval never serves anything SQL does not make eligible, and the next
-    sync (or `memdesk index rebuild`) catches up; `memdesk index health` shows the lag.
+    into a failure: retrieval never serves anything SQL does not make eligible. The owed sync is
+    recorded in SQL (`IndexManager.defer`) and done by the next import (even one that changes
+    nothing), `memdesk index sync` or worker start; `memdesk index health` shows the lag.
+    Returns what happened: `synced`, `deferred` or `nothing`.
     """
 
-    def on_documents_changed(tenant_ids: list[str]) -> None:
+    def on_documents_changed(tenant_ids: list[str]) -> str:
+        tenants = sorted(set(tenant_ids) | set(index.deferred()))
+        if not tenants:
+            return "nothing"
         try:
-            index.sync(tenant_ids)
+            index.sync(tenants)
         except IndexUnavailable as exc:
             log.warning("index sync after import deferred: %s", exc)
+            index.defer(tenants, reason=f"{type(exc).__name__}: {exc}")
+            return "deferred"
+        return "synced"
 
     return on_documents_changed

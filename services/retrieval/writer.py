@@ -5,9 +5,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from sqlalchemy import delete, insert, select, update
+from sqlalchemy import delete, select, update
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from services.core.errors import IndexUnavailable
@@ -67,7 +69,7 @@ class ChunkWriter:
         if not chunk_ids:
             return
         with self._db.write() as session:
-            _delete_rows(session, version_id, list(chunk_ids))
+            delete_rows(session, version_id, list(chunk_ids))
         self._store.delete(collection, ids=list(chunk_ids))
         # Chroma's delete reports success for ids it never had; only a read-back proves it.
         left = self._store.get(collection, ids=list(chunk_ids))
@@ -94,8 +96,10 @@ class ChunkWriter:
         )
         written.extend(ids)
         with self._db.write() as session:
+            # A chunk row another writer of the same version inserted first stays as it is
+            # (same id, same content): staging one version twice never fails on it.
             session.execute(
-                insert(IndexChunk),
+                _insert(session).on_conflict_do_nothing(),
                 [
                     {
                         "index_version": version_id,
@@ -117,13 +121,18 @@ class ChunkWriter:
             return
         try:
             with self._db.write() as session:
-                _delete_rows(session, version_id, chunk_ids)
+                delete_rows(session, version_id, chunk_ids)
             self._store.delete(collection, ids=chunk_ids)
         except Exception as exc:  # the store may be what is down; health() reports leftovers
             log.warning("could not remove %d half-written chunks: %s", len(chunk_ids), exc)
 
 
-def _delete_rows(session: Session, version_id: str, chunk_ids: list[str]) -> None:
+def _insert(session: Session) -> Any:
+    dialect = session.get_bind().dialect.name
+    return (pg_insert if dialect == "postgresql" else sqlite_insert)(IndexChunk)
+
+
+def delete_rows(session: Session, version_id: str, chunk_ids: list[str]) -> None:
     tenants: set[str] = set()
     for batch in batches(chunk_ids, 1000):
         where = (IndexChunk.index_version == version_id, IndexChunk.chunk_id.in_(batch))

@@ -7,10 +7,18 @@ from argon2 import PasswordHasher
 from sqlalchemy import select
 from typer.testing import CliRunner
 
+from services import bootstrap
 from services.cli.main import app as cli
 from services.core.errors import InvalidInput, NotAuthorized, NotFound
 from services.db.models import AuditEntry, LocalCredential
-from services.records.accounts import LOGIN_FAILED, MAX_FAILED_ATTEMPTS, Accounts
+from services.records.accounts import (
+    DEMO_PASSWORD,
+    LOGIN_FAILED,
+    MAX_FAILED_ATTEMPTS,
+    Accounts,
+    cookie_secret_problem,
+)
+from services.settings import Settings
 
 # Cheap parameters: these tests check behaviour, not argon2's cost.
 FAST = PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1)
@@ -104,10 +112,69 @@ def test_adding_a_user_checks_its_input(accounts, kwargs, problem):
 
 def test_ensure_password_keeps_passwords_already_set(accounts):
     accounts.set_password("a.sales", "my own secret", actor="a.sales")
-    given = accounts.ensure_password(["a.sales", "a.owner", "ghost"], "memdesk-demo", actor="seed")
+    given = accounts.ensure_password(["a.sales", "a.owner", "ghost"], "initial secret", actor="s")
     assert given == ["a.owner"]
     assert accounts.authenticate("a.sales", "my own secret").user_id == "a.sales"
-    assert accounts.authenticate("a.owner", "memdesk-demo").user_id == "a.owner"
+    assert accounts.authenticate("a.owner", "initial secret").user_id == "a.owner"
+
+
+# ---- no default secret reaches production -----------------------------------------------------
+
+
+def test_a_store_with_other_than_demo_data_refuses_the_demo_password(accounts):
+    """`loaded` imported a corpus that is not the demo's: the published password is refused
+    for every way of setting it, and never opens an account that still has it."""
+    for give in (
+        lambda: accounts.set_password("a.sales", DEMO_PASSWORD, actor="test"),
+        lambda: accounts.ensure_password(["a.owner"], DEMO_PASSWORD, actor="test"),
+        lambda: accounts.add_user(
+            tenant_id="A", user_id="a.new", password=DEMO_PASSWORD, roles=["sales"], actor="t"
+        ),
+    ):
+        with pytest.raises(InvalidInput, match="demo password"):
+            give()
+
+
+def test_production_refuses_the_demo_password_even_on_the_demo_store(tmp_path, monkeypatch):
+    """seeded in development, then started with MEMDESK_ENV=production: no demo login works."""
+    home = tmp_path / "home"
+    settings = Settings(home=home, embedding_backend="hashing")
+    services = bootstrap.build(settings)
+    try:
+        bootstrap.seed_demo(services)
+        assert services.accounts.demo_store()
+        assert services.accounts.authenticate("a.admin", DEMO_PASSWORD).user_id == "a.admin"
+    finally:
+        services.close()
+    production = bootstrap.build(settings.model_copy(update={"env": "production"}))
+    try:
+        with pytest.raises(NotAuthorized, match=LOGIN_FAILED):
+            production.accounts.authenticate("a.admin", DEMO_PASSWORD)
+        with pytest.raises(InvalidInput, match="demo password"):
+            production.accounts.set_password("a.admin", DEMO_PASSWORD, actor="ops")
+        production.accounts.set_password("a.admin", "a long private secret", actor="ops")
+        assert production.accounts.authenticate("a.admin", "a long private secret")
+    finally:
+        production.close()
+    monkeypatch.setenv("MEMDESK_HOME", str(home))
+    monkeypatch.setenv("MEMDESK_EMBEDDING_BACKEND", "hashing")
+    monkeypatch.setenv("MEMDESK_ENV", "production")
+    result = CliRunner().invoke(cli, ["seed-demo"])
+    assert result.exit_code == 2 and "not in production" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("secret", "refused"),
+    [
+        (None, True),
+        ("", True),
+        ("replace-with-a-long-random-string", True),
+        ("short-but-random", True),
+        ("8f0b6b0e5f3a4c1d9e2a7b6c5d4e3f2a1b0c9d8e", False),
+    ],
+)
+def test_the_placeholder_cookie_secret_is_refused(secret, refused):
+    assert (cookie_secret_problem(secret) is not None) is refused
 
 
 def test_the_users_cli_adds_lists_and_resets(loaded, settings, monkeypatch):

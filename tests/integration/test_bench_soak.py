@@ -22,6 +22,9 @@ CHECKS = {
     "supplements_merged_once",
     "runs_settled",
     "duplicate_approvals",
+    "holds_kept",
+    "index_covers_approved",
+    "audit_chain_intact",
 }
 
 
@@ -42,6 +45,8 @@ def test_a_short_soak_keeps_every_invariant(tmp_path):
     assert report["invariants_ok"] is True
     assert set(report["checks"]) == CHECKS
     assert {n: c["examples"] for n, c in report["checks"].items() if c["violations"]} == {}
-    assert all(check["checked"] > 0 for check in report["checks"].values())
+    # Holds and purges are drawn at random; in a few seconds there may be no hold to check.
+    assert all(c["checked"] > 0 for n, c in report["checks"].items() if n != "holds_kept")
+    assert report["operations"].get("purge", 0) >= 1
     assert report["operations"].get("run", 0) > 0 and report["operations_total"] >= 5
     assert not list(tmp_path.iterdir())  # a throwaway store: the user's data is never touched

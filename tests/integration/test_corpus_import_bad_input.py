@@ -56,6 +56,36 @@ def invalid_json() -> bytes:
 
 TEN_MB = 10 * 1024 * 1024
 
+
+def task(**fields: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda corpus: corpus["tasks"][0].update(fields)
+
+
+def user(**fields: Any) -> Callable[[dict[str, Any]], None]:
+    return lambda corpus: corpus["users"][0].update(fields)
+
+
+def nested(depth: int) -> Any:
+    value: Any = "SUS304"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def duplicate_key() -> bytes:
+    """`"version": 1` given twice in one object; JSON readers silently keep one of them."""
+    raw = corpus_bytes(lambda _c: None).decode("utf-8")
+    head, sep, tail = raw.rpartition(f'"document_id": "{NEW}", "version": 1')
+    return (head + sep + ', "version": 2' + tail).encode("utf-8")
+
+
+def deeply_nested_json() -> bytes:
+    raw = corpus_bytes(lambda _c: None).decode("utf-8")
+    return raw.replace(
+        '"schema_version"', '"deep": ' + "[" * 200_000 + "]" * 200_000 + ', "schema_version"'
+    ).encode()
+
+
 # (case, file bytes, words the single problem must contain: the record and the field)
 CASES: list[tuple[str, Callable[[], bytes], list[str]]] = [
     (
@@ -112,8 +142,102 @@ CASES: list[tuple[str, Callable[[], bytes], list[str]]] = [
     ),
 ]
 
+# Ids (services/contracts/ids.py), values a database cannot hold, ambiguous JSON: the
+# service refuses each on both backends; the CLI maps that refusal to exit 2 (a few run there).
+STRICT: list[tuple[str, Callable[[], bytes], list[str]]] = [
+    (
+        "zero-width space inside a document id",
+        lambda: corpus_bytes(set_new(document_id="SOP-LEAD\u200bTIME")),
+        ["documents[7]", "document_id", "U+200B"],
+    ),
+    (
+        "bidi override inside a task id",
+        lambda: corpus_bytes(task(task_id="Q42\u202e")),
+        ["tasks[0]", "task_id", "U+202E"],
+    ),
+    (
+        "whitespace-only user id",
+        lambda: corpus_bytes(user(user_id="   ")),
+        ["users[0]", "user_id", "U+0020"],
+    ),
+    (
+        "the chunk-id separator inside a tenant id",
+        lambda: corpus_bytes(lambda c: c["tenants"].append({"tenant_id": "A/B", "name": "AB"})),
+        ["tenants[2]", "tenant_id", "U+002F"],
+    ),
+    (
+        "the evidence-id separator inside a document id",
+        lambda: corpus_bytes(set_new(document_id="SOP-NEW@2")),
+        ["documents[7]", "document_id", "U+0040"],
+    ),
+    (
+        "NUL inside a document id",
+        lambda: corpus_bytes(set_new(document_id="SOP\x00NEW")),
+        ["documents[7]", "document_id", "U+0000"],
+    ),
+    (
+        "a zero-width space inside an ACL's customer id",
+        lambda: corpus_bytes(set_new(acl=["customer:C-AC\u200bME"])),
+        [f"{NEW}@1", "acl", "U+200B"],
+    ),
+    (
+        "a role as a grant",
+        lambda: corpus_bytes(user(grants=["role:admin"])),
+        ["users[0]", "grants", "customer:C-ACME"],
+    ),
+    (
+        "tenant as a grant",
+        lambda: corpus_bytes(user(grants=["tenant"])),
+        ["users[0]", "grants", "customer:C-ACME"],
+    ),
+    (
+        "a customer grant with a space",
+        lambda: corpus_bytes(user(grants=["customer:C ACME"])),
+        ["users[0]", "grants", "U+0020"],
+    ),
+    # Values the database cannot hold, and JSON that reads ambiguously.
+    (
+        "huge version number",
+        lambda: corpus_bytes(set_new(version=10**30)),
+        ["documents[7]", "version", "2147483647"],
+    ),
+    (
+        "huge task revision",
+        lambda: corpus_bytes(task(revision=2**40)),
+        ["tasks[0]", "revision", "2147483647"],
+    ),
+    (
+        "NUL in a title",
+        lambda: corpus_bytes(set_new(title="包裝\x00規範")),
+        [f"{NEW}@1", "title", "NUL"],
+    ),
+    (
+        "NUL in a body",
+        lambda: corpus_bytes(set_new(body="包裝\x00規範")),
+        [f"{NEW}@1", "body", "NUL"],
+    ),
+    (
+        "title over the documented length",
+        lambda: corpus_bytes(set_new(title="長" * 501)),
+        [f"{NEW}@1", "title", "500"],
+    ),
+    (
+        "task values nested too deeply",
+        lambda: corpus_bytes(task(confirmed={"material": nested(40)})),
+        ["tasks[0]", "confirmed", "nested"],
+    ),
+    ("JSON nested too deeply to read", deeply_nested_json, ["nested too deeply"]),
+    (
+        "a key given twice in one object",
+        duplicate_key,
+        ["documents[7]", "'version'", "more than once"],
+    ),
+]
 
-@pytest.mark.parametrize(("case", "make_bytes", "words"), CASES, ids=[c[0] for c in CASES])
+
+@pytest.mark.parametrize(
+    ("case", "make_bytes", "words"), CASES + STRICT, ids=[c[0] for c in CASES + STRICT]
+)
 def test_malformed_file_gives_one_named_error_and_changes_nothing(loaded, case, make_bytes, words):
     before = database_digest(loaded.db.engine)
     with pytest.raises(InvalidInput) as refused:
@@ -125,7 +249,22 @@ def test_malformed_file_gives_one_named_error_and_changes_nothing(loaded, case, 
     assert database_digest(loaded.db.engine) == before
 
 
-@pytest.mark.parametrize(("case", "make_bytes", "words"), CASES, ids=[c[0] for c in CASES])
+CLI_STRICT = [
+    c
+    for c in STRICT
+    if c[0]
+    in {
+        "zero-width space inside a document id",
+        "huge version number",
+        "a key given twice in one object",
+        "NUL in a title",
+    }
+]
+
+
+@pytest.mark.parametrize(
+    ("case", "make_bytes", "words"), CASES + CLI_STRICT, ids=[c[0] for c in CASES + CLI_STRICT]
+)
 def test_cli_import_of_a_malformed_file_exits_2_naming_the_record(
     loaded, database_url, tmp_path, case, make_bytes, words
 ):

@@ -67,6 +67,11 @@ A_QUERY = "標準交期 15 日 特殊檢驗 SUS304 艾克美 ACME 不鏽鋼"
 STALE = 10**6
 
 
+def _in_write(s: Services, work: Callable[[Any], Any]) -> Any:
+    with s.db.write() as session:
+        return work(session)
+
+
 def _scope(t: Targets) -> dict[str, str]:
     return {**MEMORY_SCOPE, "task_id": t.task}
 
@@ -247,6 +252,15 @@ CASES: dict[str, Case] = {
         lambda s, p, t: s.memories.set_legal_hold(p, t.memory, hold=True, reason="probe"),
         owner="a.admin",
     ),
+    "memories.mark_legal_hold": Case(
+        # The flag as the retention service sets it inside its own unit of work (the memory is
+        # under legal hold already, so the owner's call changes nothing).
+        lambda s, p, t: _in_write(
+            s,
+            lambda session: s.memories.mark_legal_hold(session, p, t.memory, held=True, reason="x"),
+        ),
+        owner="a.admin",
+    ),
     "memories.create": Case(lambda s, p, t: None),  # see test_a_memory_in_the_same_scope_key...
     "memories.generate": Case(
         # A dry run in the same scope key: nothing of A's may be consolidated against.
@@ -385,6 +399,9 @@ SYSTEM = {
     "knowledge.add_version": "inside the import / publishing unit of work",
     "knowledge.set_acl": "inside the import unit of work",
     "knowledge.transition": "inside change_status / publishing",
+    "knowledge.supersede": "inside the publishing switch / the import unit of work",
+    "knowledge.close_validity": "inside the publishing switch / the import unit of work",
+    "knowledge.settle_approved": "inside the import unit of work (rows of the file's tenants)",
     "index.*": "index maintenance (CLI, import hook)",
     "importer.*": "corpus import (CLI, seed)",
     "runs.claim": "worker",
@@ -407,6 +424,8 @@ SYSTEM = {
     "retention.register": "composition root wiring",
     "retention.register_copies": "composition root wiring",
     "memories.purge_expired": "retention job (CLI purge-expired)",
+    "tasks.lock_for_hold": "inside the retention service's hold unit of work (tenant given)",
+    "tasks.mark_hold": "inside the retention service's hold unit of work (row given)",
     "memories.extractor_name": "configuration read (which extractor runs)",
     "accounts.*": "login and the CLI's account management: before any principal exists",
     "sessions.*": "login sessions: opened for the user a password just proved, then named by "

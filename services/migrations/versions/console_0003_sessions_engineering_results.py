@@ -1,7 +1,7 @@
 """console: signed, expiring, server-revocable sessions; structured engineering results
 
 Revision ID: console_0003
-Revises: console_0002
+Revises: security_0001
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "console_0003"
-down_revision = "console_0002"
+down_revision = "security_0001"
 branch_labels = None
 depends_on = None
 
