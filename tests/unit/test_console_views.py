@@ -14,9 +14,11 @@ from services.desk.changes import changes_since
 from services.desk.drafts import draft
 from services.desk.evidence import evidence_view
 from services.desk.highlight import segments
+from services.desk.service import _as_written
 from services.desk.timeline import timeline
 from services.records.knowledge import DocumentView, content_hash
 from services.records.tasks import CheckpointRecord, TaskEventRecord
+from services.retrieval.facts import aligned_normalize
 from services.retrieval.types import Evidence
 
 T0 = datetime(2026, 11, 29, 9, 0, tzinfo=UTC)
@@ -288,3 +290,21 @@ def test_evidence_view_flags_offsets_outside_the_body_without_raising():
     )
     assert (view.span_ok, view.quote_matches, view.valid) == (False, False, False)
     assert [s.highlight for s in view.segments] == [False]
+
+
+@pytest.mark.parametrize(
+    ("quote", "shown"),
+    [
+        ("本公司標準交期為 15 日", "標準交期"),  # Traditional stays Traditional
+        ("本公司标准交期为 15 日", "标准交期"),  # Simplified stays Simplified
+        ("ＳＵＳ３０４標準交期：１２ 日", "標準交期"),  # full-width text around it
+    ],
+)
+def test_a_conflicts_fact_is_shown_in_the_documents_own_script(quote, shown):
+    key = aligned_normalize(quote)[0]
+    fact = key[key.index("标准交期") : key.index("标准交期") + 4]
+    assert _as_written(fact, [{"quote": quote}]) == shown
+
+
+def test_a_fact_no_quote_holds_is_shown_as_its_key():
+    assert _as_written("膜厚", [{"quote": "unrelated"}]) == "膜厚"
