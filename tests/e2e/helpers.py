@@ -98,13 +98,21 @@ def approve_all_engineering(page: Page, console: Console, task_id: str) -> None:
     """As the engineer logged in on `page`: approve every open item of `task_id`."""
     page.goto(f"{console.url}/engineering?task={task_id}")
     expect(main(page).get_by_role("heading", name="工程確認 Engineering queue")).to_be_visible()
-    approve = main(page).locator("[class*='st-key-engineering-approve-']").get_by_role("button")
-    expect(approve.first).to_be_visible()
+    approve = main(page).locator("[class*='st-key-engineering-approve-']")
+    nothing = main(page).get_by_test_id("stAlertContentInfo").filter(has_text="Nothing is waiting")
     while True:
-        settled(page)  # count only what the finished run drew
-        left = approve.count()
-        if not left:
+        # Either an item to approve or the empty queue, once this run has drawn the page.
+        expect(approve.first.or_(nothing)).to_be_visible()
+        settled(page)
+        expect(page.locator("[data-stale='true']")).to_have_count(0)
+        if nothing.count():
             break
-        decide(page, approve.first, "工程確認 confirmed")
-        expect(approve).to_have_count(left - 1)
+        # Each item by its own key: a count read while a run is still drawing could be short.
+        item = next(
+            name
+            for name in (approve.first.get_attribute("class") or "").split()
+            if name.startswith("st-key-engineering-approve-")
+        )
+        decide(page, page.locator(f".{item}").get_by_role("button"), "工程確認 confirmed")
+        expect(page.locator(f".{item}")).to_have_count(0)
     expect(main(page).get_by_test_id("stAlertContentInfo").first).to_contain_text("Nothing")
