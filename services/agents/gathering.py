@@ -21,7 +21,7 @@ from services.agents.runs import NewEvent, RunEventView, RunQueue, RunView
 from services.agents.settlements import apply, settlements
 from services.agents.tools import call_with_timeout
 from services.approvals.engineering import EngineeringItem, find_items
-from services.approvals.handover import EngineeringFact, merge_confirmed
+from services.approvals.handover import EngineeringFact, merge_confirmed, still_to_confirm
 from services.contracts.decision import MemoryDecision
 from services.contracts.memory_input import (
     InputConflict,
@@ -231,9 +231,9 @@ class Gatherer:
         for line in reader.lines_cited(items):
             pool.setdefault(line.evidence_id, line)
         if self._confirmed_facts is not None:  # what engineering confirmed for this task
-            final, pool = merge_confirmed(
-                final, pool, self._confirmed_facts(principal, state.task_id)
-            )
+            facts = self._confirmed_facts(principal, state.task_id)
+            final, pool = merge_confirmed(final, pool, facts)
+            items = still_to_confirm(items, facts)
         gathered = Gathered(
             needs=final,
             pool=pool,
