@@ -331,9 +331,13 @@ def test_a_confirmed_field_conflict_is_settled_on_the_conflicts_page(home):
 def test_a_yes_no_conflict_reads_as_yes_and_no_on_the_conflicts_page_and_timeline(home):
     sales = services().directory.principal("a.sales")
     state = services().tasks.get(sales, "Q42").state
-    state = services().tasks.update(
-        sales, "Q42", expected_revision=state.revision, confirm={"special_inspection": True}
-    ).state
+    state = (
+        services()
+        .tasks.update(
+            sales, "Q42", expected_revision=state.revision, confirm={"special_inspection": True}
+        )
+        .state
+    )
     with pytest.raises(ConfirmedFieldConflict):
         services().tasks.update(
             sales, "Q42", expected_revision=state.revision, confirm={"special_inspection": False}
