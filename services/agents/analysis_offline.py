@@ -12,7 +12,7 @@ from collections.abc import Iterable
 
 from services.agents.ports import Analysis
 from services.contracts.decision import Claim, DecisionStatus, MemoryDecision, NextAction
-from services.contracts.evidence_id import parse_evidence_id
+from services.contracts.evidence_id import approval_id_of, parse_evidence_id
 from services.contracts.memory_input import InputEvidence, MemoryInput, Need
 from services.core.principals import Principal
 from services.language.glossary import GLOSSARY, label, mentions, prefers_chinese
@@ -49,8 +49,11 @@ class OfflineAnalyzer:
         missing: list[str] = []
         unanswered: list[str] = []
         engineering = [item for item in data.engineering_items if item.evidence_id in evidence]
+        confirmed = _confirmed_engineering(data, chinese)
         # Spans already stated: no two claims cite the same (or an overlapping) span.
         stated = _Stated(evidence[item.evidence_id] for item in engineering)
+        for claim in confirmed:
+            stated.add(evidence[claim.evidence_ids[0]])
         for need in data.needs:
             found = _need_claims(need, evidence, chinese, stated)
             if found is not None:
@@ -59,6 +62,7 @@ class OfflineAnalyzer:
             unanswered.append(_missing_key(need))
             if need.required:
                 missing.append(_missing_key(need))
+        claims += confirmed
         prefix = "需工程確認：" if chinese else "Engineering to confirm: "
         claims += [
             Claim(text=f"{prefix}{item.text}", evidence_ids=[item.evidence_id])
@@ -98,6 +102,33 @@ class OfflineAnalyzer:
             proposed_next_action=action,
         )
         return Analysis(decision=decision, model=MODEL_ID, finish_reason="STOP")
+
+
+def _confirmed_engineering(data: MemoryInput, chinese: bool) -> list[Claim]:
+    """One claim per engineering result handed to this run (an approval record backing one of
+    its needs), quoting the record: what a person with the authority confirmed is stated as
+    such, cited to that decision, never as a point still to confirm."""
+    backing = {eid for need in data.needs for eid in need.evidence_ids}
+    claims: list[Claim] = []
+    for item in data.evidence:
+        if approval_id_of(item.document_id) is None or item.evidence_id not in backing:
+            continue
+        if item.knowledge_class not in _CLAIMABLE:
+            continue
+        # A record is people's free text: quoted whole unless part of it reads as an instruction.
+        text = _quotable_record(item.quote)
+        if text is None:
+            continue
+        label_text = "工程已確認" if chinese else "Confirmed by engineering"
+        claims.append(_claim(label_text, item, text, chinese))
+    return claims
+
+
+def _quotable_record(quote: str) -> str | None:
+    spans = sentences_with_spans(quote)
+    if not any(looks_like_instruction(quote[start:end]) for start, end in spans):
+        return quote.strip() or None
+    return best_sentence(quote, quote)
 
 
 def _missing_key(need: Need) -> str:

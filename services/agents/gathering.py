@@ -17,11 +17,11 @@ from pydantic import BaseModel, ConfigDict
 from services.agents.documents import DocumentReader
 from services.agents.exceptions import exceptions_to, task_facts
 from services.agents.planning import SupplementReading, plan_needs
-from services.agents.runs import RunEventView, RunQueue, RunView
+from services.agents.runs import NewEvent, RunEventView, RunQueue, RunView
 from services.agents.settlements import apply, settlements
 from services.agents.tools import call_with_timeout
 from services.approvals.engineering import EngineeringItem, find_items
-from services.approvals.handover import EngineeringFact, merge_confirmed
+from services.approvals.handover import EngineeringFact, merge_confirmed, still_to_confirm
 from services.contracts.decision import MemoryDecision
 from services.contracts.memory_input import (
     InputConflict,
@@ -152,9 +152,12 @@ class Gatherer:
         state: TaskState,
         reading: SupplementReading,
         as_of: date,
-        cancel_point: Callable[[], None],
+        cancel_point: Callable[..., None],
     ) -> Gathered:
-        carried = self._revalidate(principal, run, as_of)
+        """`cancel_point(*events)` writes the events that are due with the run's cancel point,
+        in one transaction: each retrieval's event goes with the check before the next one."""
+        carried, revalidated = self._revalidate(principal, run, as_of)
+        pending: list[NewEvent] = [revalidated] if revalidated is not None else []
         # The task's own documents and its recorded next step say what the work is about.
         documents = self._task_documents(principal, state)
         notes = (state.next_step,) if state.next_step else ()
@@ -163,7 +166,8 @@ class Gatherer:
         conflicts: list[InputConflict] = []
         final: list[Need] = []
         for need in needs:
-            cancel_point()
+            cancel_point(*pending)
+            pending = []
             result = call_with_timeout(
                 lambda need=need: self._retriever.retrieve(  # type: ignore[misc]
                     principal, need.query, k=self._k, as_of=as_of
@@ -198,20 +202,23 @@ class Gatherer:
                     }
                 )
             )
-            self._queue.add_event(
-                run.run_id,
-                "retrieval",
-                {
-                    "need": need.key,
-                    "query": need.query,
-                    "status": result.status,
-                    "evidence_ids": ids,
-                    "missing": list(result.missing),
-                    "dropped": dict(result.dropped),
-                    "index_version": result.index_version,
-                    "as_of": as_of.isoformat(),
-                },
+            pending.append(
+                NewEvent(
+                    kind="retrieval",
+                    payload={
+                        "need": need.key,
+                        "query": need.query,
+                        "status": result.status,
+                        "evidence_ids": ids,
+                        "missing": list(result.missing),
+                        "dropped": dict(result.dropped),
+                        "index_version": result.index_version,
+                        "as_of": as_of.isoformat(),
+                    },
+                )
             )
+        for event in pending:
+            self._queue.add_event(run.run_id, event.kind, event.payload)
         settled = settlements(self._tasks.events(principal, state.task_id))
         if settled and conflicts:
             applied = apply(final, pool, conflicts, settled)
@@ -224,9 +231,9 @@ class Gatherer:
         for line in reader.lines_cited(items):
             pool.setdefault(line.evidence_id, line)
         if self._confirmed_facts is not None:  # what engineering confirmed for this task
-            final, pool = merge_confirmed(
-                final, pool, self._confirmed_facts(principal, state.task_id)
-            )
+            facts = self._confirmed_facts(principal, state.task_id)
+            final, pool = merge_confirmed(final, pool, facts)
+            items = still_to_confirm(items, facts)
         gathered = Gathered(
             needs=final,
             pool=pool,
@@ -275,11 +282,12 @@ class Gatherer:
 
     def _revalidate(
         self, principal: Principal, run: RunView, as_of: date
-    ) -> dict[str, list[Evidence]]:
-        """Re-resolve what the task's last checkpoint relied on; keep only what still holds."""
+    ) -> tuple[dict[str, list[Evidence]], NewEvent | None]:
+        """Re-resolve what the task's last checkpoint relied on; keep only what still holds.
+        The event saying so is returned, to be written with the next cancel point."""
         checkpoints = [c for c in self._tasks.checkpoints(principal, run.task_id) if c.relied_on]
         if not checkpoints:
-            return {}
+            return {}, None
         kept: dict[str, list[Evidence]] = {}
         dropped: list[dict[str, str]] = []
         for entry in checkpoints[-1].relied_on:
@@ -292,16 +300,15 @@ class Gatherer:
             else:
                 for need in entry.get("needs") or []:
                     kept.setdefault(str(need), []).append(resolved)
-        self._queue.add_event(
-            run.run_id,
-            "revalidated",
-            {
+        event = NewEvent(
+            kind="revalidated",
+            payload={
                 "checkpoint_id": checkpoints[-1].id,
                 "kept": sorted({e.evidence_id for items in kept.values() for e in items}),
                 "dropped": dropped,
             },
         )
-        return kept
+        return kept, event
 
     def _resolve(self, principal: Principal, evidence_id: str, as_of: date) -> Evidence | None:
         try:

@@ -113,6 +113,18 @@ class RunEventView(BaseModel):
     payload: dict[str, Any]
 
 
+class NewEvent(BaseModel):
+    """A run event to be written as part of a step (see RunQueue.step)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str
+    payload: dict[str, Any]
+    source: str | None = None
+    target: str | None = None
+    schema_version: str | None = None
+
+
 class RunQueue:
     def __init__(self, *, db: Database, clock: Clock, ids: IdGenerator, limits: RunLimits) -> None:
         self._db = db
@@ -354,6 +366,34 @@ class RunQueue:
         timings: dict[str, float] | None = None,
         lease: RunView | None = None,
     ) -> None:
+        self.step(
+            run_id,
+            usage=usage,
+            prompt=prompt,
+            model=model,
+            decision=decision,
+            review=review,
+            timings=timings,
+            lease=lease,
+        )
+
+    def step(
+        self,
+        run_id: str,
+        *,
+        events: tuple[NewEvent, ...] = (),
+        usage: ModelUsage | None = None,
+        prompt: tuple[str, str] | None = None,
+        model: str | None = None,
+        decision: dict[str, Any] | None = None,
+        review: dict[str, Any] | None = None,
+        timings: dict[str, float] | None = None,
+        lease: RunView | None = None,
+    ) -> bool:
+        """What one step of an attempt leaves behind, in one transaction: its events (hand-off
+        packets, model calls), what it recorded on the run, and the renewed heartbeat. Fenced by
+        `lease` like every write through a claim: a lost lease writes none of it. Returns
+        whether a cancel was requested meanwhile (the step is also a cancel point)."""
         with self._db.write() as session:
             row = self._system_row(session, run_id)
             _check_lease(row, lease)
@@ -373,6 +413,11 @@ class RunQueue:
             if timings:
                 row.timings = {**row.timings, **timings}
             row.heartbeat_at = self._clock.now()
+            for new in events:
+                self._event(
+                    session, row, new.kind, new.payload, new.source, new.target, new.schema_version
+                )
+            return row.cancel_requested
 
     def reschedule(
         self, run_id: str, *, delay: float, reason: str, lease: RunView | None = None
@@ -393,11 +438,22 @@ class RunQueue:
             return _view(row)
 
     def finish(
-        self, run_id: str, status: str, *, error: str | None = None, lease: RunView | None = None
+        self,
+        run_id: str,
+        status: str,
+        *,
+        error: str | None = None,
+        lease: RunView | None = None,
+        events: tuple[NewEvent, ...] = (),
     ) -> RunView:
+        """End the run; `events` (its last hand-off) are written first, in the same transaction."""
         with self._db.write() as session:
             row = self._system_row(session, run_id)
             _check_lease(row, lease)
+            for new in events:
+                self._event(
+                    session, row, new.kind, new.payload, new.source, new.target, new.schema_version
+                )
             self._finish(session, row, status, error=error)
             return _view(row)
 

@@ -20,7 +20,7 @@ from services.agents.gathering import Gathered, Gatherer
 from services.agents.planning import read_supplement
 from services.agents.ports import Analyzer, RunCancelled
 from services.agents.review import ReviewAgent, ReviewReport
-from services.agents.runs import FAILED, SUCCEEDED, RunQueue, RunView
+from services.agents.runs import FAILED, SUCCEEDED, NewEvent, RunQueue, RunView
 from services.agents.tools import call_with_timeout
 from services.approvals.engineering import EngineeringItem
 from services.approvals.flow import ApprovalFlow
@@ -37,7 +37,7 @@ from services.core.errors import (
 )
 from services.core.principals import Principal
 from services.language.glossary import ENGINEERING_PENDING
-from services.llm.ports import AnalysisRejected, TransientFailure
+from services.llm.ports import AnalysisRejected, ModelUsage, TransientFailure
 from services.llm.prompts import PromptSpec
 from services.records.directory import Directory
 from services.records.tasks import TaskService
@@ -49,6 +49,8 @@ class RunOutcome(BaseModel):
 
     status: str
     error: str | None = None
+    # The last hand-off, written with the run's end in one transaction (RunQueue.finish).
+    events: tuple[NewEvent, ...] = ()
 
 
 class Supervisor:
@@ -93,9 +95,9 @@ class Supervisor:
         if recovered is not None:
             return recovered
         started = time.perf_counter()
-        state = self._restore(principal, run)
+        state, merged = self._restore(principal, run)
         timings["restore_ms"] = _ms(started)
-        self._cancel_point(run)
+        self._step(run, *merged)
         started = time.perf_counter()
         state = self._move(principal, run, state, TaskStatus.retrieving)
         reading = read_supplement(state, run.supplement)
@@ -105,25 +107,38 @@ class Supervisor:
             state=state,
             reading=reading,
             as_of=as_of,
-            cancel_point=lambda: self._cancel_point(run),
+            cancel_point=lambda *events: self._step(run, *events),
         )
         timings["retrieve_ms"] = _ms(started)
         state = self._move(
             principal, run, state, TaskStatus.analyzing, relied_on=gathered.relied_on()
         )
         data = gathered.memory_input(state)
-        self._handoff(run, "supervisor", "analysis", "memory-input@1", data.model_dump(mode="json"))
-        self._cancel_point(run)
-        started = time.perf_counter()
-        decision = self._analyze(principal, run, state, data)
-        timings["analyze_ms"] = _ms(started)
-        if isinstance(decision, RunOutcome):
-            self._queue.record(run.run_id, timings=timings)
-            return decision
-        self._handoff(
-            run, "analysis", "review", "memory-decision@1", decision.model_dump(mode="json")
+        # Each step's hand-off, what it records on the run and its cancel point are one
+        # transaction (RunQueue.step): a run commits a handful of writes, not dozens.
+        self._step(
+            run,
+            self._packet(
+                run, "supervisor", "analysis", "memory-input@1", data.model_dump(mode="json")
+            ),
+            prompt=(self._prompt.prompt_id, self._prompt.version),
+            model=self._model,
         )
-        self._cancel_point(run)
+        started = time.perf_counter()
+        analysis = self._analyze(principal, run, state, data)
+        timings["analyze_ms"] = _ms(started)
+        if isinstance(analysis, RunOutcome):
+            self._queue.record(run.run_id, timings=timings)
+            return analysis
+        decision, usage, call = analysis
+        self._step(
+            run,
+            call,
+            self._packet(
+                run, "analysis", "review", "memory-decision@1", decision.model_dump(mode="json")
+            ),
+            usage=usage,
+        )
         state = self._move(principal, run, state, TaskStatus.reviewing)
         started = time.perf_counter()
         report = self._reviewer.review(
@@ -134,35 +149,37 @@ class Supervisor:
             as_of=as_of,
         )
         timings["review_ms"] = _ms(started)
-        self._queue.record(
-            run.run_id,
+        # Fenced: a reclaimed attempt must not overwrite the live attempt's decision.
+        self._step(
+            run,
+            self._packet(
+                run,
+                "review",
+                "supervisor",
+                "review-report@1",
+                {"passed": report.passed, "reasons": report.reasons},
+            ),
             usage=report.usage,
             decision=decision.model_dump(mode="json"),
             review=report.model_dump(mode="json"),
             timings=timings,
-            lease=run,  # a reclaimed attempt must not overwrite the live attempt's decision
         )
-        self._handoff(
-            run,
-            "review",
-            "supervisor",
-            "review-report@1",
-            {"passed": report.passed, "reasons": report.reasons},
-        )
-        self._cancel_point(run)
         return self._finalize(
             principal, run, state, decision, report, gathered.pool, gathered.engineering_items
         )
 
     # ---- stages --------------------------------------------------------------------------
-    def _restore(self, principal: Principal, run: RunView) -> TaskState:
+    def _restore(
+        self, principal: Principal, run: RunView
+    ) -> tuple[TaskState, tuple[NewEvent, ...]]:
+        """The restored task, and the supplement's event to be written with the next step."""
         state = self._tasks.get(principal, run.task_id).state
         if state.status in WORKING:
             # Left mid-way by an attempt that died: go round through `retrying`.
             state = self._move(principal, run, state, TaskStatus.retrying, note="interrupted")
         marker = f"supplement:{run.run_id}"
         if not run.supplement or marker in state.evidence_ids:
-            return self._move(principal, run, state, TaskStatus.restoring)
+            return self._move(principal, run, state, TaskStatus.restoring), ()
         reading = read_supplement(state, run.supplement)
         if reading.contradictions:
             try:
@@ -190,16 +207,18 @@ class Supervisor:
             add_evidence_ids=[marker],
             note=f"supplement merged as evidence: {run.supplement}"[:2000],
         )
-        self._queue.add_event(run.run_id, "supplement_merged", reading.model_dump(mode="json"))
-        return state
+        return state, (NewEvent(kind="supplement_merged", payload=reading.model_dump(mode="json")),)
+
+    @property
+    def _model(self) -> str:
+        return str(getattr(self._analyzer, "model", self._analyzer.name))
 
     def _analyze(
         self, principal: Principal, run: RunView, state: TaskState, data: Any
-    ) -> MemoryDecision | RunOutcome:
-        model = getattr(self._analyzer, "model", self._analyzer.name)
-        self._queue.record(
-            run.run_id, prompt=(self._prompt.prompt_id, self._prompt.version), model=model
-        )
+    ) -> tuple[MemoryDecision, ModelUsage, NewEvent] | RunOutcome:
+        """The decision with its usage and model-call event (written with the next hand-off),
+        or the outcome of a rejected analysis."""
+        model = self._model
         if self._analyzer.name != "offline":
             used = self._queue.tokens_used_today(principal.tenant_id)
             if used >= self._token_budget:
@@ -233,9 +252,8 @@ class Supervisor:
         except TransientFailure as exc:
             self._model_event(run, model, exc.usage.model_dump(), "transient", exc.reason, None)
             raise
-        self._queue.record(run.run_id, usage=analysis.usage)
-        self._model_event(run, analysis.model, analysis.usage.model_dump(), "ok", None, None)
-        return analysis.decision
+        call = self._model_call(analysis.model, analysis.usage.model_dump(), "ok", None, None)
+        return analysis.decision, analysis.usage, call
 
     def _finalize(
         self,
@@ -313,7 +331,7 @@ class Supervisor:
                 next_step=f"approve draft v{decision.state_revision}"
                 + (f" and {len(items)} engineering item(s)" if items else ""),
             )
-            self._handoff(
+            request = self._packet(
                 run,
                 "supervisor",
                 "human",
@@ -323,9 +341,11 @@ class Supervisor:
                     "approvals": [a.id for a in approvals],
                 },
             )
-            return RunOutcome(status=SUCCEEDED)
-        self._handoff(run, "supervisor", "human", "task-state@1", state.model_dump(mode="json"))
-        return RunOutcome(status=SUCCEEDED)
+            return RunOutcome(status=SUCCEEDED, events=(request,))
+        handed = self._packet(
+            run, "supervisor", "human", "task-state@1", state.model_dump(mode="json")
+        )
+        return RunOutcome(status=SUCCEEDED, events=(handed,))
 
     def _recover_saved(self, principal: Principal, run: RunView, as_of: date) -> RunOutcome | None:
         """A previous attempt reviewed a decision and then died: finish from that checkpoint,
@@ -425,9 +445,27 @@ class Supervisor:
         if self._queue.heartbeat(run.run_id, lease=run):
             raise RunCancelled(f"run {run.run_id} was cancelled")
 
+    def _step(self, run: RunView, *events: NewEvent, **recorded: Any) -> None:
+        """Write a step's events and records through the lease, then stop if cancelled."""
+        if self._queue.step(run.run_id, events=events, lease=run, **recorded):
+            raise RunCancelled(f"run {run.run_id} was cancelled")
+
     def _handoff(
         self, run: RunView, source: Agent, target: Agent, schema: str, payload: dict[str, Any]
     ) -> None:
+        packet = self._packet(run, source, target, schema, payload)
+        self._queue.add_event(
+            run.run_id,
+            packet.kind,
+            packet.payload,
+            source=source,
+            target=target,
+            schema=packet.schema_version,
+        )
+
+    def _packet(
+        self, run: RunView, source: Agent, target: Agent, schema: str, payload: dict[str, Any]
+    ) -> NewEvent:
         packet = HandoffPacket(
             run_id=run.run_id,
             task_id=run.task_id,
@@ -437,13 +475,12 @@ class Supervisor:
             created_at=self._clock.now(),
             payload=payload,
         )
-        self._queue.add_event(
-            run.run_id,
-            "handoff",
-            packet.model_dump(mode="json"),
+        return NewEvent(
+            kind="handoff",
+            payload=packet.model_dump(mode="json"),
             source=source,
             target=target,
-            schema=packet.schema_version,
+            schema_version=packet.schema_version,
         )
 
     def _model_event(
@@ -455,10 +492,15 @@ class Supervisor:
         reason: str | None,
         raw: str | None,
     ) -> None:
-        self._queue.add_event(
-            run.run_id,
-            "model_call",
-            {
+        call = self._model_call(model, usage, status, reason, raw)
+        self._queue.add_event(run.run_id, call.kind, call.payload)
+
+    def _model_call(
+        self, model: str, usage: dict[str, Any], status: str, reason: str | None, raw: str | None
+    ) -> NewEvent:
+        return NewEvent(
+            kind="model_call",
+            payload={
                 "analyzer": self._analyzer.name,
                 "model": model,
                 "prompt": self._prompt.ref,

@@ -156,7 +156,9 @@ class Worker:
             self._hold(run)
             self._supervisor.on_failed(run, reason)
             return self._queue.finish(run.run_id, FAILED, error=reason, lease=run)
-        return self._queue.finish(run.run_id, outcome.status, error=outcome.error, lease=run)
+        return self._queue.finish(
+            run.run_id, outcome.status, error=outcome.error, lease=run, events=outcome.events
+        )
 
     def _hold(self, run: RunView) -> None:
         """Before settling the task after a failed attempt: is the run still ours? A stalled

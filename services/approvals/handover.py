@@ -16,7 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from services.approvals.store import APPROVED, ApprovalService, ApprovalView
+from services.approvals.engineering import EngineeringItem
+from services.approvals.store import APPROVED, REJECTED, ApprovalService, ApprovalView
 from services.contracts.evidence_id import (
     APPROVAL_PREFIX,
     approval_id_of,
@@ -164,12 +165,14 @@ class EngineeringHandover:
 
     def facts(self, principal: Principal, task_id: str) -> list[EngineeringFact]:
         """The latest approved result per engineering item text (a later decision of the same
-        point replaces an earlier one)."""
+        point replaces an earlier one; a later rejection of it withdraws it)."""
         latest: dict[str, EngineeringFact] = {}
         for item in self._approvals.search(principal, task_id=task_id, limit=1000):
-            fact = _fact(item)
+            fact = _fact(item)  # search is in id order: later wins
             if fact is not None:
-                latest[fact.item_text] = fact  # search is in id order: later wins
+                latest[fact.item_text] = fact
+            elif item.kind == "engineering" and item.status == REJECTED:
+                latest.pop(str(item.payload.get("text", item.item_key)), None)
         return list(latest.values())
 
     def evidence(self, principal: Principal, task_id: str) -> list[Evidence]:
@@ -212,6 +215,16 @@ def merge_confirmed(
         for need in needs
     ]
     return merged, pool
+
+
+def still_to_confirm(
+    items: list[EngineeringItem], facts: list[EngineeringFact]
+) -> list[EngineeringItem]:
+    """The engineering items a run finds minus those engineering already confirmed for this
+    task with a result (same point, same text): a confirmed point is a fact of the next draft,
+    not a question to ask the engineer again. A changed procedure line is a new point."""
+    confirmed = {fact.item_text for fact in facts}
+    return [item for item in items if item.text not in confirmed]
 
 
 class WithEngineeringResults:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -9,13 +10,25 @@ from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
 from services.core.errors import DatabaseUnavailable, MemdeskError, StorageRefused
 
 READ_ONLY = "memdesk_read_only"
 _AFTER_COMMIT = "memdesk_after_commit"
+# A pooled connection idle for longer than this is pinged before it is handed out (a restart or
+# an idle timeout on the server may have closed it); one back from use a moment ago is not: a
+# ping per checkout is one more round trip on every transaction of a run. A connection that dies
+# while in use fails its transaction with DatabaseUnavailable, SQLAlchemy invalidates the pool's
+# older connections, and the run is retried on fresh ones.
+IDLE_PING_SECONDS = 10.0
+# psycopg prepares a statement on the server after it has run this many times on a connection,
+# so the queue's and the task store's short statements are parsed and planned once.
+PREPARE_THRESHOLD = 1
+PREPARED_MAX = 512
+PINGS = "memdesk_pings"
+_CHECKED_IN = "memdesk_checked_in"
 
 
 def after_commit(session: Session, fn: Callable[[], None]) -> None:
@@ -23,7 +36,13 @@ def after_commit(session: Session, fn: Callable[[], None]) -> None:
     session.info.setdefault(_AFTER_COMMIT, []).append(fn)
 
 
-def make_engine(url: str, *, busy_timeout_ms: int = 15_000, echo: bool = False) -> Engine:
+def make_engine(
+    url: str,
+    *,
+    busy_timeout_ms: int = 15_000,
+    echo: bool = False,
+    idle_ping_seconds: float = IDLE_PING_SECONDS,
+) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
         if parsed.database and parsed.database != ":memory:":
@@ -37,7 +56,41 @@ def make_engine(url: str, *, busy_timeout_ms: int = 15_000, echo: bool = False) 
         return engine
     if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() != "psycopg":
         parsed = parsed.set(drivername="postgresql+psycopg")
-    return create_engine(parsed, echo=echo, pool_pre_ping=True, pool_size=10, max_overflow=20)
+    engine = create_engine(
+        parsed,
+        echo=echo,
+        pool_size=10,
+        max_overflow=20,
+        connect_args={"prepare_threshold": PREPARE_THRESHOLD},
+    )
+    _ping_when_idle(engine, idle_ping_seconds)
+    return engine
+
+
+def _ping_when_idle(engine: Engine, idle_seconds: float) -> None:
+    """SQLAlchemy's pessimistic disconnect handling, limited to connections that sat idle."""
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, record: Any) -> None:
+        dbapi_connection.prepared_max = PREPARED_MAX
+        record.info[_CHECKED_IN] = time.monotonic()
+
+    @event.listens_for(engine, "checkin")
+    def _on_checkin(_dbapi_connection: Any, record: Any) -> None:
+        record.info[_CHECKED_IN] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _on_checkout(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        idle = time.monotonic() - record.info.get(_CHECKED_IN, 0.0)
+        if idle < idle_seconds:
+            return
+        record.info[PINGS] = record.info.get(PINGS, 0) + 1
+        try:
+            with dbapi_connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+            dbapi_connection.rollback()
+        except Exception as exc:  # any failure: the pool replaces the connection and retries
+            raise DisconnectionError(str(exc)) from exc
 
 
 def _tune_sqlite(engine: Engine, busy_timeout_ms: int) -> None:

@@ -323,3 +323,64 @@ def items_of(services, version):
         for item in services.approvals.search(sales, task_id="Q42")
         if item.decision_version == version and item.kind == "engineering"
     ]
+
+
+def rerun_after_rejection(services):
+    """Sales sends the draft back; the task's next run."""
+    sales = principal(services, "a.sales")
+    [draft] = items(services, "draft")
+    services.approval_flow.decide(sales, draft.id, approve=False, comment="state the days")
+    run = resume_q42(services, supplement=None)
+    assert run.status == "succeeded", run.error
+    return run
+
+
+def test_the_offline_draft_states_engineering_results_cited_to_their_approval(awaiting):
+    approve_engineering(awaiting, extra_working_days=3, method="CMM full inspection")
+    confirmed = items(awaiting, "engineering")
+    run = rerun_after_rejection(awaiting)
+    assert run.review is not None and run.review["passed"], run.review
+    claims = run.decision["claims"]
+    stated = [c for c in claims if c["text"].startswith("工程已確認")]
+    # One claim per confirmed point, each citing nothing but its own approval record.
+    assert sorted(c["evidence_ids"][0].split("@")[0] for c in stated) == sorted(
+        f"APPROVAL-{item.id}" for item in confirmed
+    )
+    assert all(len(c["evidence_ids"]) == 1 and "extra working days: 3" in c["text"] for c in stated)
+    # A confirmed point is not asked again: not in the draft, not in the engineer's queue.
+    assert not [c for c in claims if c["text"].startswith("需工程確認")]
+    assert [item.kind for item in items(awaiting)] == ["draft"]
+    assert awaiting.approval_flow.queue(principal(awaiting, "a.engineer")) == []
+    [draft] = items(awaiting, "draft")
+    outcome = awaiting.approval_flow.decide(
+        principal(awaiting, "a.sales"), draft.id, approve=True, comment="days stated"
+    )
+    assert outcome.state.status == TaskStatus.completed
+
+
+def test_a_point_confirmed_without_a_result_is_asked_again(awaiting):
+    approve_engineering(awaiting)  # approved, but nothing recorded to hand over
+    rerun_after_rejection(awaiting)
+    assert [item.kind for item in items(awaiting)] == ["draft"] + ["engineering"] * 3
+
+
+def test_a_later_rejection_of_a_point_withdraws_its_earlier_result(awaiting):
+    sales, engineer = principal(awaiting, "a.sales"), principal(awaiting, "a.engineer")
+    approve_engineering(awaiting, extra_working_days=3)
+    first = items(awaiting, "engineering")[0]
+    handover = EngineeringHandover(approvals=awaiting.approvals)
+    assert len(handover.facts(sales, "Q42")) == 3
+    # The same point decided again in a later decision (a store from before confirmed points
+    # stopped being asked again), and rejected this time.
+    again = awaiting.approvals.request(
+        sales,
+        task_id="Q42",
+        decision_version=first.decision_version + 1,
+        payload=first.payload,
+        kind="engineering",
+        required_role="engineer",
+        item_key=first.item_key,
+    )
+    awaiting.approvals.decide(engineer, again.id, approve=False, comment="needs a new fixture")
+    texts = [fact.item_text for fact in handover.facts(sales, "Q42")]
+    assert first.payload["text"] not in texts and len(texts) == 2

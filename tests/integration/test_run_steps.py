@@ -1,0 +1,110 @@
+"""A step of an attempt is one fenced transaction: its hand-off, what it records on the run and
+its cancel point commit together or not at all, and a run commits a handful of writes."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+from sqlalchemy import event
+
+from services.agents.ports import LeaseLost
+from services.agents.runs import NewEvent
+from services.bootstrap import Services
+from services.db.engine import READ_ONLY
+from services.llm.ports import ModelUsage
+from tests.conftest import principal
+from tests.support.scenario import SUPPLEMENT, load_scenario, resume_q42
+
+HANDOFF = NewEvent(kind="handoff", payload={"n": 1}, source="analysis", target="review")
+CALL = NewEvent(kind="model_call", payload={"status": "ok"})
+
+
+@pytest.fixture
+def store(services: Services, tmp_path) -> Services:
+    return load_scenario(services, tmp_path)
+
+
+def kinds(store: Services, run_id: str) -> list[str]:
+    return [e.kind for e in store.runs.system_events(run_id)]
+
+
+def test_a_step_through_a_lost_lease_writes_none_of_its_parts(store, clock):
+    sales = principal(store, "a.sales")
+    run = store.runs.enqueue(sales, "Q42")
+    stale = store.runs.claim("w-stalled")
+    clock.advance(seconds=store.settings.run_timeout_seconds + 1)
+    live = store.runs.claim("w-live")
+    assert live is not None and live.attempts == 2
+    before = kinds(store, run.run_id)
+    with pytest.raises(LeaseLost):
+        store.runs.step(
+            run.run_id,
+            events=(CALL, HANDOFF),
+            usage=ModelUsage(model_calls=1, tokens_in=10, tokens_out=5),
+            decision={"status": "ok"},
+            lease=stale,
+        )
+    after = store.runs.system_get(run.run_id)
+    assert kinds(store, run.run_id) == before
+    assert after.decision is None and after.tokens_in == 0 and after.claimed_by == "w-live"
+    # The live attempt's step goes through, whole.
+    assert store.runs.step(run.run_id, events=(CALL, HANDOFF), lease=live) is False
+    assert kinds(store, run.run_id)[-2:] == ["model_call", "handoff"]
+
+
+def test_a_step_is_a_cancel_point_that_keeps_what_it_wrote(store):
+    sales = principal(store, "a.sales")
+    run = store.runs.enqueue(sales, "Q42")
+    claimed = store.runs.claim("w1")
+    store.runs.cancel(sales, run.run_id, reason="stop")
+    assert store.runs.step(run.run_id, events=(HANDOFF,), lease=claimed) is True
+    assert kinds(store, run.run_id)[-1] == "handoff"
+
+
+def test_a_cancel_requested_during_gathering_stops_at_the_next_step(store):
+    """The events a step carries are written before the cancel stops the attempt."""
+    sales = principal(store, "a.sales")
+    run = store.runs.enqueue(sales, "Q42", supplement=SUPPLEMENT)
+    original = store.retrieval.retrieve
+
+    def cancelling(*args, **kwargs):
+        store.runs.cancel(sales, run.run_id, reason="stop now")
+        return original(*args, **kwargs)
+
+    store.retrieval.retrieve = cancelling  # type: ignore[method-assign]
+    try:
+        done = store.worker.drain(run.run_id)
+    finally:
+        del store.retrieval.retrieve
+    seen = kinds(store, run.run_id)
+    assert done.status == "cancelled"
+    assert seen.count("retrieval") == 1 and "model_call" not in seen
+
+
+def test_a_run_commits_a_handful_of_write_transactions(store):
+    """Round trips are what scale-out pays for: every hand-off, record and cancel point of one
+    step share a transaction (33 write transactions per Q42 run before steps were batched)."""
+    writes: Counter[str] = Counter()
+
+    def on_begin(connection):
+        writes["read" if connection.get_execution_options().get(READ_ONLY) else "write"] += 1
+
+    event.listen(store.db.engine, "begin", on_begin)
+    try:
+        done = resume_q42(store)
+    finally:
+        event.remove(store.db.engine, "begin", on_begin)
+    assert done.status == "succeeded"
+    assert writes["write"] <= 24
+    handoffs = [
+        (e.source_agent, e.target_agent)
+        for e in store.runs.system_events(done.run_id)
+        if e.kind == "handoff"
+    ]
+    assert handoffs == [
+        ("supervisor", "analysis"),
+        ("analysis", "review"),
+        ("review", "supervisor"),
+        ("supervisor", "human"),
+    ]
