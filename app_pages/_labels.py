@@ -121,6 +121,11 @@ KIND: dict[str, str] = {
     "equal": "相同 Same",
 }
 
+# Task fields the domain glossary does not name (the glossary words every other field).
+FIELD: dict[str, str] = {
+    "due_date": "到期日 due date",  # services/desk/due.py
+}
+
 # Yes/no values of task fields (a confirmed requirement, a conflict's proposal).
 YES_NO: dict[bool, str] = {True: "是 Yes", False: "否 No"}
 
@@ -170,6 +175,8 @@ def kind(value: str | None) -> str:
 
 def field(key: str) -> str:
     """A task field: its Chinese and English words from the glossary ("材質 material")."""
+    if key in FIELD:
+        return FIELD[key]
     chinese = glossary_label(key, chinese=True)
     english = glossary_label(key, chinese=False)
     return english if chinese == english else f"{chinese} {english}"

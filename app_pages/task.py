@@ -6,10 +6,11 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import _labels, _session, _ui
+from services.agents.supplements import MAX_SUPPLEMENT_CHARS
 from services.contracts.task_state import TERMINAL
 from services.core.errors import MemdeskError, NotFound
 from services.core.policy import Permission, allows
-from services.desk.service import MAX_SUPPLEMENT_CHARS, TaskView
+from services.desk.service import TaskView
 
 PENDING_RUN = "task.pending_run"  # [task_id, supplement or ""] to run on this script run
 CONFIRM_EMPTY = "task.confirm_empty"  # the task id whose empty supplement asks for confirmation

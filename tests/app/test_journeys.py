@@ -9,10 +9,10 @@ from streamlit.testing.v1 import AppTest
 
 from app_pages import _session, _ui
 from services import bootstrap
+from services.agents.supplements import MAX_SUPPLEMENT_CHARS
 from services.approvals.handover import EngineeringResult
 from services.bootstrap import Services
 from services.core.errors import ConfirmedFieldConflict, InvalidInput
-from services.desk.service import MAX_SUPPLEMENT_CHARS
 from tests.app.conftest import follow, links, logged_in, plain, texts, visit
 
 SUPPLEMENT = "客戶確認需要特殊檢驗，請接著處理。"
