@@ -9,7 +9,13 @@ from app_pages import _session, _ui
 from app_pages._session import Keys
 from services.core.errors import MemdeskError
 from services.core.policy import Permission, allows
-from services.memory.types import ConversationEvent, Memory, MemoryPolicy, parse_scope
+from services.memory.types import (
+    ConversationEvent,
+    CustomizationConfig,
+    Memory,
+    MemoryPolicy,
+    parse_scope,
+)
 from services.publishing.candidates import Proposal
 
 principal = _session.require_page("memories")
@@ -22,6 +28,12 @@ st.title("記憶庫 Memory Bank")
 st.caption(
     "記憶是 AI 的推論（inference），不是可引用的證據；需經知識負責人審核才會成為知識。"
     "Memories are inferences, never citable evidence, until a knowledge owner promotes them."
+)
+
+models = bank.models()
+st.caption(
+    f"模型 Models — 嵌入 embedding: {_ui.code(models.embedding_model)} · 擷取 extraction: "
+    f"{_ui.code(models.extraction)} · 合併 consolidation: {_ui.code(models.consolidation)}"
 )
 
 known = [s.scope for s in _ui.or_stop(lambda: bank.scopes(principal))]
@@ -39,7 +51,7 @@ if not scope_text:
 scope = _ui.or_stop(lambda: parse_scope(scope_text.split("&")))
 _session.remember(Keys.MEMORY_SCOPE, scope_text)
 
-tabs = ["記憶 Memories", "產生 Generate"] + (["主題與保存 Topics & TTL"] if may_configure else [])
+tabs = ["記憶 Memories", "產生 Generate"] + (["設定與保存 Configs & TTL"] if may_configure else [])
 browse, generate, *admin_tab = st.tabs(tabs)
 
 
@@ -241,80 +253,148 @@ with generate:
                 was = f" (原 was: {_ui.escape(previous)})" if previous else ""
                 st.markdown(f"{_ui.badge_md(action)} {_ui.code(topic)} {_ui.escape(fact)}{was}")
 
+SCOPE_KEYS = ["customer_id", "task_id", "user_id"]
+
+
+def _tag(config: CustomizationConfig) -> str:
+    return config.key or "default"
+
+
+def config_settings(config: CustomizationConfig) -> None:
+    """Perspective and consolidation settings of one customization config."""
+    with st.form(f"memories.config_form.{_tag(config)}"):
+        third = st.toggle(
+            "第三人稱記憶 Third-person memories (enable_third_person_memories)",
+            value=config.enable_third_person_memories,
+            key=f"memories.config_third.{_tag(config)}",
+        )
+        per_candidate = st.number_input(
+            "合併時比較的修訂數 Revisions per candidate (revisions_per_candidate_count)",
+            min_value=1,
+            max_value=50,
+            value=config.revisions_per_candidate_count,
+            key=f"memories.config_per_candidate.{_tag(config)}",
+        )
+        no_revisions = st.toggle(
+            "不保留修訂 Disable memory revisions (disable_memory_revisions)",
+            value=config.disable_memory_revisions,
+            key=f"memories.config_no_revisions.{_tag(config)}",
+            help="只保留目前內容與來源，無法回復；稽核紀錄照常。Only the current fact and its "
+            "source are kept (no rollback); the audit log still records every change.",
+        )
+        if st.form_submit_button("儲存設定 Save config"):
+            bank.config.save_customization(
+                principal,
+                scope_keys=config.scope_keys,
+                enable_third_person_memories=third,
+                revisions_per_candidate_count=int(per_candidate),
+                disable_memory_revisions=no_revisions,
+            )
+            _ui.toast_next("設定已儲存 Config saved")
+            st.rerun()
+
+
+def config_topics(config: CustomizationConfig) -> None:
+    for topic in config.topics:
+        kind_label = "managed" if topic.managed else "custom"
+        on = st.toggle(
+            f"{topic.label} ({kind_label})",
+            value=topic.enabled,
+            key=f"memories.topic.{_tag(config)}.{topic.label}",
+            help=topic.description,
+        )
+        if on != topic.enabled:
+            bank.config.set_topic(
+                principal,
+                label=topic.label,
+                description=None if topic.managed else topic.description,
+                keywords=None if topic.managed else list(topic.keywords),
+                enabled=on,
+                scope_keys=config.scope_keys,
+            )
+            st.rerun()
+    with st.form(f"memories.new_topic.{_tag(config)}"):
+        label = st.text_input(
+            "自訂主題 Custom topic label", key=f"memories.topic_label.{_tag(config)}"
+        )
+        description = st.text_area("說明 Description", key=f"memories.topic_desc.{_tag(config)}")
+        keywords = st.text_input("關鍵字 Keywords (comma)", key=f"memories.topic_kw.{_tag(config)}")
+        if st.form_submit_button("新增主題 Add topic"):
+            bank.config.set_topic(
+                principal,
+                label=label.strip(),
+                description=description,
+                keywords=[k for k in keywords.split(",") if k.strip()],
+                scope_keys=config.scope_keys,
+            )
+            st.rerun()
+
+
+def ttl_policy() -> None:
+    policy = bank.config.policy(principal)
+    with st.form("memories.policy"):
+        st.markdown("保存政策 Retention and similarity policy (days; 0 = none)")
+        ttl = {
+            name: ttl_days(label, getattr(policy, name), key=f"memories.{name}")
+            for name, label in TTL_FIELDS.items()
+        }
+        granular = st.toggle(
+            "依操作設定 TTL Granular TTL (create / generate-created / generate-updated)",
+            value=policy.granular,
+            key="memories.granular",
+        )
+        threshold = st.slider(
+            "相似門檻 Similarity threshold",
+            min_value=0.05,
+            max_value=1.0,
+            value=float(policy.similarity_threshold),
+            key="memories.threshold",
+        )
+        if st.form_submit_button("儲存政策 Save policy"):
+            bank.config.set_policy(
+                principal,
+                MemoryPolicy(**ttl, granular=granular, similarity_threshold=float(threshold)),
+            )
+            _ui.toast_next("政策已儲存 Policy saved")
+            st.rerun()
+
+
 if admin_tab:
     with admin_tab[0], _ui.domain_errors():
-        for topic in bank.config.topics(principal):
-            kind_label = "managed" if topic.managed else "custom"
-            on = st.toggle(
-                f"{topic.label} ({kind_label})",
-                value=topic.enabled,
-                key=f"memories.topic.{topic.label}",
-                help=topic.description,
+        configs = bank.config.configs(principal)
+        names = [c.key or "default" for c in configs]
+        chosen_name = st.selectbox(
+            "自訂設定 Customization config (scope keys)", names, key="memories.config"
+        )
+        config = configs[names.index(chosen_name)]
+        st.caption(
+            "依範圍鍵的精確組合套用（例如 user_id 只適用於範圍恰為 {user_id} 的請求）；其他組合用"
+            " default。Applies to requests whose scope has exactly these keys ({user_id} only "
+            "for scopes of exactly user_id); every other combination uses default."
+        )
+        config_settings(config)
+        config_topics(config)
+        if config.scope_keys and st.button(
+            "移除此設定 Remove this config", key="memories.config_remove"
+        ):
+            bank.config.remove_customization(principal, config.scope_keys)
+            _ui.toast_next("設定已移除 Config removed")
+            st.rerun()
+        with st.form("memories.config_new"):
+            keys = st.multiselect(
+                "新設定的範圍鍵 Scope keys of a new config",
+                SCOPE_KEYS,
+                key="memories.config_new_keys",
             )
-            if on != topic.enabled:
-                bank.config.set_topic(
+            if st.form_submit_button("建立設定 Create config"):
+                bank.config.save_customization(
                     principal,
-                    label=topic.label,
-                    description=None if topic.managed else topic.description,
-                    keywords=None if topic.managed else list(topic.keywords),
-                    enabled=on,
+                    scope_keys=tuple(keys),
+                    enable_third_person_memories=False,
+                    revisions_per_candidate_count=1,
+                    disable_memory_revisions=False,
                 )
                 st.rerun()
-        with st.form("memories.new_topic"):
-            label = st.text_input("自訂主題 Custom topic label", key="memories.topic_label")
-            description = st.text_area("說明 Description", key="memories.topic_description")
-            keywords = st.text_input("關鍵字 Keywords (comma)", key="memories.topic_keywords")
-            if st.form_submit_button("新增主題 Add topic"):
-                bank.config.set_topic(
-                    principal,
-                    label=label.strip(),
-                    description=description,
-                    keywords=[k for k in keywords.split(",") if k.strip()],
-                )
-                st.rerun()
-        policy = bank.config.policy(principal)
-        with st.form("memories.policy"):
-            st.markdown("保存政策 Retention and consolidation policy (days; 0 = none)")
-            ttl = {
-                name: ttl_days(label, getattr(policy, name), key=f"memories.{name}")
-                for name, label in TTL_FIELDS.items()
-            }
-            granular = st.toggle(
-                "依操作設定 TTL Granular TTL (create / generate-created / generate-updated)",
-                value=policy.granular,
-                key="memories.granular",
-            )
-            per_candidate = st.number_input(
-                "合併時比較的修訂數 revisions_per_candidate_count",
-                min_value=1,
-                max_value=50,
-                value=policy.revisions_per_candidate_count,
-                key="memories.per_candidate",
-            )
-            threshold = st.slider(
-                "相似門檻 Similarity threshold",
-                min_value=0.05,
-                max_value=1.0,
-                value=float(policy.similarity_threshold),
-                key="memories.threshold",
-            )
-            third_default = st.toggle(
-                "預設第三人稱 Third person by default",
-                value=policy.third_person,
-                key="memories.third_default",
-            )
-            if st.form_submit_button("儲存政策 Save policy"):
-                bank.config.set_policy(
-                    principal,
-                    MemoryPolicy(
-                        **ttl,
-                        granular=granular,
-                        revisions_per_candidate_count=int(per_candidate),
-                        similarity_threshold=float(threshold),
-                        third_person=third_default,
-                    ),
-                )
-                _ui.toast_next("政策已儲存 Policy saved")
-                st.rerun()
+        ttl_policy()
 
 _ui.flush_toast()

@@ -17,8 +17,23 @@ from services.memory.types import ConversationEvent, Memory, MemoryPolicy, parse
 memories_app = typer.Typer(
     no_args_is_help=True, help="Memory Bank: memories from conversations, by exact scope."
 )
-topics_app = typer.Typer(no_args_is_help=True, help="The tenant's memory topics.")
+topics_app = typer.Typer(no_args_is_help=True, help="The topics of a customization config.")
 memories_app.add_typer(topics_app, name="topics")
+configs_app = typer.Typer(
+    no_args_is_help=True, help="Customization configs, keyed by an exact set of scope keys."
+)
+memories_app.add_typer(configs_app, name="configs")
+ConfigOpt = Annotated[
+    str,
+    typer.Option(
+        "--config", help="Scope keys of the config, comma-separated (default: the default one)."
+    ),
+]
+
+
+def _keys(config: str) -> tuple[str, ...]:
+    return tuple(k.strip() for k in config.split(",") if k.strip())
+
 
 ScopeOpt = Annotated[
     list[str],
@@ -278,11 +293,11 @@ def policy(
 
 
 @topics_app.command("list")
-def topics_list(as_user: AsUser, as_json: JsonFlag = False) -> None:
-    """Managed and custom topics of USER's tenant."""
+def topics_list(as_user: AsUser, config: ConfigOpt = "", as_json: JsonFlag = False) -> None:
+    """Managed and custom topics of one config of USER's tenant."""
     with open_services() as services:
         found = run_command(
-            lambda: services.memories.config.topics(principal_for(services, as_user))
+            lambda: services.memories.config.topics(principal_for(services, as_user), _keys(config))
         )
         emit(
             [t.model_dump(mode="json") for t in found],
@@ -302,9 +317,10 @@ def topics_set(
     description: Annotated[str | None, typer.Option("--description")] = None,
     keyword: Annotated[list[str] | None, typer.Option("--keyword")] = None,
     disable: Annotated[bool, typer.Option("--disable")] = False,
+    config: ConfigOpt = "",
     as_json: JsonFlag = False,
 ) -> None:
-    """Add or change a custom topic, or switch a managed one on/off (--disable)."""
+    """Add or change a custom topic, or switch a managed one on/off (--disable), in a config."""
     with open_services() as services:
 
         def go() -> Any:
@@ -315,6 +331,7 @@ def topics_set(
                     description=description,
                     keywords=keyword,
                     enabled=not disable,
+                    scope_keys=_keys(config),
                 )
             except ValidationError as exc:
                 raise InvalidInput(f"topic {label!r}: {exc.errors()[0]['msg']}") from exc
@@ -324,11 +341,15 @@ def topics_set(
 
 
 @topics_app.command("remove")
-def topics_remove(label: Annotated[str, typer.Argument()], as_user: AsUser) -> None:
-    """Remove a custom topic."""
+def topics_remove(
+    label: Annotated[str, typer.Argument()], as_user: AsUser, config: ConfigOpt = ""
+) -> None:
+    """Remove a custom topic from a config."""
     with open_services() as services:
         run_command(
-            lambda: services.memories.config.remove_topic(principal_for(services, as_user), label)
+            lambda: services.memories.config.remove_topic(
+                principal_for(services, as_user), label, _keys(config)
+            )
         )
         typer.echo(f"removed {label}")
 
@@ -348,3 +369,75 @@ def _detail(memory: Memory) -> str:
     if memory.legal_hold:
         lines.append(f"  legal hold: {memory.legal_hold_reason}")
     return "\n".join(lines)
+
+
+@configs_app.command("list")
+def configs_list(as_user: AsUser, as_json: JsonFlag = False) -> None:
+    """The default config and every keyed config, with their settings and topics."""
+    with open_services() as services:
+        found = run_command(
+            lambda: services.memories.config.configs(principal_for(services, as_user))
+        )
+        emit(
+            [c.model_dump(mode="json") for c in found],
+            as_json=as_json,
+            text=lambda: "\n".join(
+                f"{c.key or 'default'}: third_person={c.enable_third_person_memories} "
+                f"revisions_per_candidate_count={c.revisions_per_candidate_count} "
+                f"disable_memory_revisions={c.disable_memory_revisions} topics="
+                + ",".join(t.label for t in c.topics if t.enabled)
+                for c in found
+            ),
+        )
+
+
+@configs_app.command("set")
+def configs_set(
+    as_user: AsUser,
+    config: ConfigOpt = "",
+    third_person: Annotated[bool, typer.Option("--third-person/--first-person")] = False,
+    revisions_per_candidate: Annotated[int, typer.Option("--revisions-per-candidate")] = 1,
+    disable_revisions: Annotated[
+        bool, typer.Option("--disable-revisions/--keep-revisions")
+    ] = False,
+    as_json: JsonFlag = False,
+) -> None:
+    """Create a keyed config (--config user_id) or change a config's settings (admins)."""
+    with open_services() as services:
+        saved = run_command(
+            lambda: services.memories.config.save_customization(
+                principal_for(services, as_user),
+                scope_keys=_keys(config),
+                enable_third_person_memories=third_person,
+                revisions_per_candidate_count=revisions_per_candidate,
+                disable_memory_revisions=disable_revisions,
+            )
+        )
+        emit(saved, as_json=as_json, text=lambda: f"saved config {saved.key or 'default'}")
+
+
+@configs_app.command("remove")
+def configs_remove(as_user: AsUser, config: Annotated[str, typer.Option("--config")]) -> None:
+    """Remove a keyed config; its scopes fall back to the default config (admins)."""
+    with open_services() as services:
+        run_command(
+            lambda: services.memories.config.remove_customization(
+                principal_for(services, as_user), _keys(config)
+            )
+        )
+        typer.echo(f"removed config {config}")
+
+
+@memories_app.command("models")
+def models(as_json: JsonFlag = False) -> None:
+    """The bank's embedding and generation models."""
+    with open_services() as services:
+        found = services.memories.models()
+        emit(
+            found,
+            as_json=as_json,
+            text=lambda: (
+                f"embedding {found.embedding_model}; extraction {found.extraction}; "
+                f"consolidation {found.consolidation}"
+            ),
+        )

@@ -43,6 +43,7 @@ def to_memory(row: MemoryRow) -> Memory:
         expire_at=as_utc(row.expire_at) if row.expire_at else None,
         legal_hold=row.legal_hold,
         legal_hold_reason=row.legal_hold_reason,
+        source=SourceRef.model_validate(row.source) if row.source else None,
     )
 
 

@@ -20,8 +20,9 @@ from sqlalchemy.orm import Session
 from services.core.clock import Clock, IdGenerator
 from services.core.errors import InvalidInput, LegalHold, MemdeskError, NotAuthorized, NotFound
 from services.core.policy import Permission, require
-from services.core.principals import Principal
+from services.core.principals import Principal, is_valid_acl_entry
 from services.db.engine import Database
+from services.db.models import TaskRow
 from services.db.models_memory import MemoryRevisionRow, MemoryRow
 from services.llm.ports import TransientFailure
 from services.memory import consolidate
@@ -33,10 +34,16 @@ from services.memory.access import (
     to_revision,
     unpack,
 )
-from services.memory.config import MemoryConfig, load_examples, load_policy, load_topics
+from services.memory.config import (
+    ConfigDefaults,
+    MemoryConfig,
+    config_for_scope,
+    load_policy,
+)
 from services.memory.topics import BUILTIN_EXAMPLES
 from services.memory.ttl import is_expired
 from services.memory.types import (
+    BankModels,
     ConversationEvent,
     ExtractedFact,
     Extraction,
@@ -44,7 +51,6 @@ from services.memory.types import (
     GenerateResult,
     Memory,
     MemoryChange,
-    MemoryPolicy,
     MemoryPurgeReport,
     MemoryRevision,
     ScoredMemory,
@@ -52,8 +58,9 @@ from services.memory.types import (
     Topic,
     canonical_scope,
 )
-from services.memory.writes import MemoryWriter, lock_scope, utc
+from services.memory.writes import MemoryWriter, Target, lock_scope, utc
 from services.records import holds
+from services.records.tasks import may_see_customer
 from services.retrieval.embedders import Embedder, Vectors
 
 MAX_EVENTS = 200  # one conversation; a mailbox is imported in several generations
@@ -73,6 +80,12 @@ class Extractor(Protocol):
         examples: Sequence[FewShotExample] = (),
         third_person: bool = False,
     ) -> Extraction: ...
+
+
+class Described(Protocol):
+    """A model-backed component names the model it calls."""
+
+    name: str
 
 
 @dataclass(frozen=True)
@@ -100,7 +113,7 @@ class MemoryBank:
         embedder: Embedder,
         extractor: Extractor,
         config: MemoryConfig,
-        defaults: MemoryPolicy,
+        defaults: ConfigDefaults,
         consolidator: consolidate.Consolidator | None = None,
     ) -> None:
         self._db = db
@@ -117,6 +130,14 @@ class MemoryBank:
     def extractor_name(self) -> str:
         return self._extractor.name
 
+    def models(self) -> BankModels:
+        """The embedding and generation models of this bank (docs/memory-bank.md §9)."""
+        return BankModels(
+            embedding_model=self._embedder.name,
+            extraction=_described(self._extractor),
+            consolidation=_described(self._consolidator),
+        )
+
     # ---- generation -----------------------------------------------------------------------
     def generate(
         self,
@@ -126,10 +147,18 @@ class MemoryBank:
         events: Sequence[ConversationEvent],
         dry_run: bool = False,
         third_person: bool | None = None,
+        disable_memory_revisions: bool | None = None,
+        acl: Sequence[str] = ("tenant",),
+        run_id: str | None = None,
     ) -> GenerateResult:
         """Extract memories from the events and consolidate them into the scope.
 
-        With `dry_run` nothing is written: the result previews what would change.
+        The scope's customization config (exact key-set match, else the default) decides the
+        topics, examples, perspective and consolidation; `third_person` and
+        `disable_memory_revisions` override it for this request. `acl` restricts who may read
+        what this generation writes (a mail's own ACL), and it consolidates only with memories
+        of that same ACL. `run_id` names the run that offered the events (the source). With
+        `dry_run` nothing is written: the result previews what would change.
         """
         require_writer(principal)
         scope_key = self._scope_key(principal, scope)
@@ -137,10 +166,18 @@ class MemoryBank:
             raise InvalidInput("generate needs at least one conversation event")
         if len(events) > MAX_EVENTS:
             raise InvalidInput(f"at most {MAX_EVENTS} events per generation, got {len(events)}")
+        readers = _acl(acl)
         with self._db.read() as session:
-            topics = load_topics(session, principal.tenant_id)
-            examples = [*BUILTIN_EXAMPLES, *load_examples(session, principal.tenant_id)]
-            policy = load_policy(session, principal.tenant_id, self._defaults)
+            config = config_for_scope(session, principal.tenant_id, scope, self._defaults)
+            policy = load_policy(session, principal.tenant_id, self._defaults.policy)
+        topics = list(config.topics)
+        examples = [*BUILTIN_EXAMPLES, *config.examples]
+        keep_revisions = not (
+            config.disable_memory_revisions
+            if disable_memory_revisions is None
+            else disable_memory_revisions
+        )
+        per_candidate = config.revisions_per_candidate_count
         enabled = {t.label for t in topics if t.enabled}
         generation_id = self._ids.new("gen")
         try:
@@ -148,7 +185,9 @@ class MemoryBank:
                 events,
                 topics=[t for t in topics if t.enabled],
                 examples=examples,
-                third_person=policy.third_person if third_person is None else third_person,
+                third_person=(
+                    config.enable_third_person_memories if third_person is None else third_person
+                ),
             )
         except MemdeskError as exc:
             self._model_failed(principal, scope_key, generation_id, self._extractor.name, exc)
@@ -164,14 +203,20 @@ class MemoryBank:
             extractor=extraction.extractor,
         )
         decided = self._decide_remotely(
-            principal, kept, scope_key=scope_key, policy=policy, generation_id=generation_id
+            principal,
+            kept,
+            scope_key=scope_key,
+            readers=readers,
+            per_candidate=per_candidate,
+            threshold=policy.similarity_threshold,
+            generation_id=generation_id,
         )
         model_calls = extraction.model_calls + (decided.model_calls if decided else 0)
         tokens = extraction.tokens + (decided.tokens if decided else 0)
         with self._db.write() as session:
             lock_scope(session, principal.tenant_id, scope_key)
             now = self._clock.now()
-            rows = self._scope_rows(session, principal.tenant_id, scope_key, now)
+            rows = self._scope_rows(session, principal.tenant_id, scope_key, now, acl=readers)
             if decided is not None:
                 if {r.memory_id: r.revision for r in rows} != decided.snapshot:
                     raise TransientFailure(
@@ -183,7 +228,7 @@ class MemoryBank:
             else:
                 plan, _, _ = consolidate.SimilarityConsolidator().decide(
                     kept,
-                    self._candidates(session, rows, policy.revisions_per_candidate_count),
+                    self._candidates(session, rows, per_candidate),
                     embed=self._embedder.embed,
                     threshold=policy.similarity_threshold,
                 )
@@ -192,10 +237,15 @@ class MemoryBank:
                 principal,
                 plan,
                 rows={row.memory_id: row for row in rows},
-                scope=scope,
-                scope_key=scope_key,
+                target=Target(
+                    scope=scope,
+                    scope_key=scope_key,
+                    acl=readers,
+                    policy=policy,
+                    keep_revisions=keep_revisions,
+                    run_id=run_id,
+                ),
                 events=events,
-                policy=policy,
                 generation_id=generation_id,
                 dry_run=dry_run,
             )
@@ -206,6 +256,9 @@ class MemoryBank:
                 generation_id,
                 detail={
                     "scope": scope_key,
+                    "config": config.key or "default",
+                    "run_id": run_id,
+                    "revisions_kept": keep_revisions,
                     "extractor": extraction.extractor,
                     "events": len(events),
                     "changes": [c.action for c in changes],
@@ -219,6 +272,7 @@ class MemoryBank:
             scope=dict(scope),
             dry_run=dry_run,
             extractor=extraction.extractor,
+            config=config.key,
             changes=(*changes, *dropped),
             model_calls=model_calls,
             tokens=tokens,
@@ -230,7 +284,9 @@ class MemoryBank:
         kept: Extraction,
         *,
         scope_key: str,
-        policy: MemoryPolicy,
+        readers: list[str],
+        per_candidate: int,
+        threshold: float,
         generation_id: str,
     ) -> _RemoteDecision | None:
         """A model consolidator decides outside any transaction, on a snapshot of the scope.
@@ -239,13 +295,15 @@ class MemoryBank:
         if not self._consolidator.remote or not (kept.facts or kept.forget):
             return None
         with self._db.read() as session:
-            rows = self._scope_rows(session, principal.tenant_id, scope_key, self._clock.now())
-            candidates = self._candidates(session, rows, policy.revisions_per_candidate_count)
+            rows = self._scope_rows(
+                session, principal.tenant_id, scope_key, self._clock.now(), acl=readers
+            )
+            candidates = self._candidates(session, rows, per_candidate)
         if not candidates:
             return None
         try:
             plan, calls, tokens = self._consolidator.decide(
-                kept, candidates, embed=self._embedder.embed, threshold=policy.similarity_threshold
+                kept, candidates, embed=self._embedder.embed, threshold=threshold
             )
         except MemdeskError as exc:
             self._model_failed(principal, scope_key, generation_id, self._consolidator.name, exc)
@@ -299,19 +357,27 @@ class MemoryBank:
         if ttl_seconds is not None and ttl_seconds < 1:
             raise InvalidInput("ttl_seconds must be at least 1")
         with self._db.write() as session:
-            topics = {t.label for t in load_topics(session, principal.tenant_id) if t.enabled}
+            config = config_for_scope(session, principal.tenant_id, scope, self._defaults)
+            topics = {t.label for t in config.topics if t.enabled}
             if topic not in topics:
-                raise InvalidInput(f"topic {topic!r} is not enabled for this tenant")
-            policy = load_policy(session, principal.tenant_id, self._defaults)
+                raise InvalidInput(
+                    f"topic {topic!r} is not enabled in the {config.key or 'default'} config"
+                )
+            policy = load_policy(session, principal.tenant_id, self._defaults.policy)
+            config = config_for_scope(session, principal.tenant_id, scope, self._defaults)
             row = self._writer.new_row(
                 session,
                 principal,
-                scope=scope,
-                scope_key=scope_key,
+                target=Target(
+                    scope=scope,
+                    scope_key=scope_key,
+                    acl=["tenant"],
+                    policy=policy,
+                    keep_revisions=not config.disable_memory_revisions,
+                ),
                 fact=ExtractedFact(topic=topic, kind=kind, fact=fact),
                 operation="create",
                 source=SourceRef(kind="manual", author=principal.user_id),
-                policy=policy,
                 explicit_ttl=ttl_seconds,
             )
             return to_memory(row)
@@ -349,6 +415,7 @@ class MemoryBank:
                 scope_key,
                 self._clock.now(),
                 include_deleted=include_deleted,
+                reader=principal,
             )
             return [to_memory(r) for r in rows if topic is None or r.topic == topic]
 
@@ -357,15 +424,19 @@ class MemoryBank:
         now = self._clock.now()
         with self._db.read() as session:
             rows = session.execute(
-                select(MemoryRow.scope_key, MemoryRow.scope).where(
+                select(MemoryRow.scope_key, MemoryRow.scope, MemoryRow.acl).where(
                     MemoryRow.tenant_id == principal.tenant_id,
                     MemoryRow.state == "active",
                     or_(MemoryRow.expire_at.is_(None), MemoryRow.expire_at > now),
                 )
             ).all()
+            visible = {
+                key: self._scope_visible(session, principal, scope)
+                for key, scope in {key: scope for key, scope, _ in rows}.items()
+            }
         counts: dict[str, tuple[dict[str, str], int]] = {}
-        for key, scope in rows:
-            if can_read_scope(principal, scope):
+        for key, scope, acl in rows:
+            if visible[key] and principal.can_read(tenant_id=principal.tenant_id, acl=acl):
                 counts[key] = (scope, counts.get(key, (scope, 0))[1] + 1)
         return [ScopeSummary(scope=s, memories=n) for _, (s, n) in sorted(counts.items())]
 
@@ -379,7 +450,9 @@ class MemoryBank:
             raise InvalidInput(f"k must be between 1 and {MAX_K}")
         scope_key = self._scope_key(principal, scope)
         with self._db.read() as session:
-            rows = self._scope_rows(session, principal.tenant_id, scope_key, self._clock.now())
+            rows = self._scope_rows(
+                session, principal.tenant_id, scope_key, self._clock.now(), reader=principal
+            )
             matrix = self._vectors(rows) if rows else None
         hits: list[ScoredMemory] = []
         if matrix is not None:
@@ -438,7 +511,7 @@ class MemoryBank:
                 raise InvalidInput(f"{memory_id} is already at revision {revision}")
             if target.action == "deleted" and row.legal_hold:
                 raise LegalHold(f"memory {memory_id} is under legal hold and cannot be deleted")
-            policy = load_policy(session, principal.tenant_id, self._defaults)
+            policy = load_policy(session, principal.tenant_id, self._defaults.policy)
             before = row.revision
             row.fact, row.topic, row.kind = target.fact, target.topic, target.kind
             row.state = "deleted" if target.action == "deleted" else "active"
@@ -452,6 +525,7 @@ class MemoryBank:
                 source=SourceRef(kind="rollback", note=f"to revision {revision}"),
                 policy=policy,
                 ttl="update",
+                keep_revision=self._keeps_revisions(session, row),
             )
             self._writer.audit(
                 session,
@@ -475,7 +549,7 @@ class MemoryBank:
                 raise InvalidInput(f"memory {memory_id} is already deleted")
             if row.legal_hold:
                 raise LegalHold(f"memory {memory_id} is under legal hold and cannot be deleted")
-            policy = load_policy(session, principal.tenant_id, self._defaults)
+            policy = load_policy(session, principal.tenant_id, self._defaults.policy)
             row.state = "deleted"
             self._writer.revise(
                 session,
@@ -486,6 +560,7 @@ class MemoryBank:
                 source=SourceRef(kind="manual", author=principal.user_id, note=reason),
                 policy=policy,
                 ttl=None,
+                keep_revision=self._keeps_revisions(session, row),
             )
             self._writer.audit(
                 session, principal, "memory.deleted", memory_id, detail={"reason": reason}
@@ -559,9 +634,28 @@ class MemoryBank:
     # ---- internals ------------------------------------------------------------------------
     def _scope_key(self, principal: Principal, scope: dict[str, str]) -> str:
         key = canonical_scope(scope)
-        if not can_read_scope(principal, scope):
+        with self._db.read() as session:
+            visible = self._scope_visible(session, principal, scope)
+        if not visible:
             raise NotAuthorized(f"no access to memories of scope {key}")
         return key
+
+    @staticmethod
+    def _scope_visible(session: Session, principal: Principal, scope: dict[str, str]) -> bool:
+        """can_read_scope, and a task's memories need the task's customer grant too: the
+        task's own rule (services.records.tasks), so {task_id: Q43} of customer C-ACME is
+        not readable by someone who may not see Q43."""
+        if not can_read_scope(principal, scope):
+            return False
+        task_id = scope.get("task_id")
+        if task_id is None:
+            return True
+        task = session.get(TaskRow, (principal.tenant_id, task_id))
+        return task is None or may_see_customer(principal, task.customer_id)
+
+    def _keeps_revisions(self, session: Session, row: MemoryRow) -> bool:
+        config = config_for_scope(session, row.tenant_id, row.scope, self._defaults)
+        return not config.disable_memory_revisions
 
     def _row(
         self,
@@ -577,7 +671,8 @@ class MemoryBank:
         if (
             row is None
             or row.tenant_id != principal.tenant_id
-            or not can_read_scope(principal, row.scope)
+            or not self._scope_visible(session, principal, row.scope)
+            or not principal.can_read(tenant_id=row.tenant_id, acl=row.acl)
             or (not allow_expired and is_expired(utc(row.expire_at), self._clock.now()))
         ):
             raise NotFound("memory", memory_id)
@@ -591,7 +686,11 @@ class MemoryBank:
         now: datetime,
         *,
         include_deleted: bool = False,
+        reader: Principal | None = None,
+        acl: list[str] | None = None,
     ) -> list[MemoryRow]:
+        """Live rows of one scope: those `reader` may read (their ACL), or, for consolidation,
+        exactly those of `acl` (memories of differently readable sources never merge)."""
         query = select(MemoryRow).where(
             MemoryRow.tenant_id == tenant_id,
             MemoryRow.scope_key == scope_key,
@@ -599,7 +698,12 @@ class MemoryBank:
         )
         if not include_deleted:
             query = query.where(MemoryRow.state == "active")
-        return list(session.scalars(query.order_by(MemoryRow.created_at, MemoryRow.memory_id)))
+        rows = list(session.scalars(query.order_by(MemoryRow.created_at, MemoryRow.memory_id)))
+        if reader is not None:
+            rows = [r for r in rows if reader.can_read(tenant_id=tenant_id, acl=r.acl)]
+        if acl is not None:
+            rows = [r for r in rows if sorted(r.acl) == acl]
+        return rows
 
     def _candidates(
         self, session: Session, rows: list[MemoryRow], per_candidate: int
@@ -639,3 +743,16 @@ class MemoryBank:
             for j, i in enumerate(missing):
                 stored[i] = fresh[j]
         return np.vstack([v for v in stored if v is not None]).astype(np.float32)
+
+
+def _acl(entries: Sequence[str]) -> list[str]:
+    readers = sorted(set(entries))
+    bad = [entry for entry in readers if not is_valid_acl_entry(entry)]
+    if not readers or bad:
+        raise InvalidInput(f"a memory's ACL needs valid entries, got {list(entries)!r}")
+    return readers
+
+
+def _described(component: Described) -> str:
+    model = getattr(component, "model", None)
+    return f"{component.name} ({model})" if isinstance(model, str) and model else component.name

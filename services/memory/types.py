@@ -58,6 +58,9 @@ class ConversationEvent(BaseModel):
     author: Author = "customer"
     text: str = Field(min_length=1, max_length=20_000)
     event_id: str | None = Field(default=None, max_length=128)
+    author_id: str | None = Field(
+        default=None, max_length=128, description="The user who wrote it, when one of ours."
+    )
 
 
 class Topic(BaseModel):
@@ -91,8 +94,50 @@ class FewShotExample(BaseModel):
     memories: tuple[ExampleMemory, ...] = ()
 
 
+def config_key(scope_keys: tuple[str, ...] | list[str]) -> str:
+    """The canonical name of a customization config: its scope keys sorted, comma-joined;
+    "" is the default config."""
+    unknown = sorted(set(scope_keys) - set(SCOPE_KEYS))
+    if unknown:
+        raise InvalidInput(
+            f"unknown scope key(s) {', '.join(unknown)}: a config is keyed by "
+            + ", ".join(SCOPE_KEYS)
+        )
+    return ",".join(sorted(set(scope_keys)))
+
+
+class CustomizationConfig(BaseModel):
+    """What to remember and how, for requests whose scope has exactly these keys
+    (docs/memory-bank.md §7). No scope keys: the default config, used by every request no
+    keyed config matches exactly."""
+
+    model_config = FROZEN
+
+    scope_keys: tuple[str, ...] = ()
+    topics: tuple[Topic, ...]
+    examples: tuple[FewShotExample, ...] = ()
+    enable_third_person_memories: bool = False
+    revisions_per_candidate_count: int = Field(default=1, ge=1, le=50)
+    disable_memory_revisions: bool = False
+    stored: bool = Field(default=False, description="Saved by an admin (else built-in).")
+
+    @property
+    def key(self) -> str:
+        return config_key(self.scope_keys)
+
+
+class BankModels(BaseModel):
+    """The models the bank is configured with (docs/memory-bank.md §9), as people see them."""
+
+    model_config = FROZEN
+
+    embedding_model: str
+    extraction: str
+    consolidation: str
+
+
 class MemoryPolicy(BaseModel):
-    """A tenant's TTL, consolidation and phrasing settings (Memory Bank's ttl_config et al.).
+    """A tenant's TTL and similarity settings (Memory Bank's ttl_config et al.).
 
     TTLs are seconds; None means "no expiry". With `granular` on, each operation uses its own
     TTL and an operation without one leaves the expiry as it was; otherwise `default_ttl`
@@ -107,21 +152,22 @@ class MemoryPolicy(BaseModel):
     generate_created_ttl_seconds: int | None = Field(default=None, ge=1)
     generate_updated_ttl_seconds: int | None = Field(default=None, ge=1)
     revision_ttl_seconds: int | None = Field(default=365 * 24 * 3600, ge=1)
-    revisions_per_candidate_count: int = Field(default=1, ge=1, le=50)
-    third_person: bool = False
     similarity_threshold: float = Field(default=0.6, gt=0.0, le=1.0)
 
 
 class SourceRef(BaseModel):
-    """Where a revision came from: the event (kind, id, author, excerpt) or a person's action."""
+    """Where a revision came from: the event (kind, id, author, excerpt) or a person's action;
+    `run_id` when a run offered the event (the generation's source)."""
 
     model_config = FROZEN
 
     kind: str
     event_id: str | None = None
     author: str | None = None
+    author_id: str | None = None
     excerpt: str | None = None
     generation_id: str | None = None
+    run_id: str | None = None
     note: str | None = None
 
 
@@ -144,6 +190,7 @@ class Memory(BaseModel):
     expire_at: datetime | None
     legal_hold: bool
     legal_hold_reason: str | None = None
+    source: SourceRef | None = None
 
 
 class MemoryRevision(BaseModel):
@@ -223,6 +270,7 @@ class GenerateResult(BaseModel):
     scope: dict[str, str]
     dry_run: bool
     extractor: str
+    config: str = Field(default="", description="The customization config used ('' = default).")
     changes: tuple[MemoryChange, ...]
     model_calls: int = 0
     tokens: int = 0

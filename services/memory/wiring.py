@@ -7,7 +7,7 @@ from typing import Any
 from services.core.clock import Clock, IdGenerator
 from services.db.engine import Database
 from services.memory.bank import Extractor, MemoryBank
-from services.memory.config import MemoryConfig
+from services.memory.config import ConfigDefaults, MemoryConfig
 from services.memory.consolidate import Consolidator
 from services.memory.extract_offline import OfflineExtractor
 from services.memory.types import MemoryPolicy
@@ -15,13 +15,15 @@ from services.retrieval.embedders import Embedder
 from services.settings import Settings
 
 
-def default_policy(settings: Settings) -> MemoryPolicy:
-    return MemoryPolicy(
-        default_ttl_seconds=settings.memory_default_ttl_seconds,
-        revision_ttl_seconds=settings.memory_revision_ttl_seconds,
+def config_defaults(settings: Settings) -> ConfigDefaults:
+    return ConfigDefaults(
+        policy=MemoryPolicy(
+            default_ttl_seconds=settings.memory_default_ttl_seconds,
+            revision_ttl_seconds=settings.memory_revision_ttl_seconds,
+            similarity_threshold=settings.memory_similarity_threshold,
+        ),
+        enable_third_person_memories=settings.memory_third_person,
         revisions_per_candidate_count=settings.memory_revisions_per_candidate_count,
-        third_person=settings.memory_third_person,
-        similarity_threshold=settings.memory_similarity_threshold,
     )
 
 
@@ -35,7 +37,7 @@ def build_memory_bank(
     genai_client: Any | None = None,
     extractor: Extractor | None = None,
 ) -> MemoryBank:
-    defaults = default_policy(settings)
+    defaults = config_defaults(settings)
     if extractor is None:
         extractor = _extractor(settings, genai_client, embedder)
     consolidator: Consolidator | None = None

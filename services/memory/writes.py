@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import text
@@ -30,6 +31,19 @@ from services.records import audit
 from services.retrieval.embedders import Embedder
 
 
+@dataclass(frozen=True)
+class Target:
+    """Where a write goes and under which rules: scope, readers, TTLs, whether revisions are
+    kept (a config's disable_memory_revisions), and the run that offered the events."""
+
+    scope: dict[str, str]
+    scope_key: str
+    acl: list[str]
+    policy: MemoryPolicy
+    keep_revisions: bool = True
+    run_id: str | None = None
+
+
 class MemoryWriter:
     def __init__(self, *, clock: Clock, ids: IdGenerator, embedder: Embedder) -> None:
         self._clock = clock
@@ -43,10 +57,8 @@ class MemoryWriter:
         plan: consolidate.Plan,
         *,
         rows: dict[str, MemoryRow],
-        scope: dict[str, str],
-        scope_key: str,
+        target: Target,
         events: Sequence[ConversationEvent],
-        policy: MemoryPolicy,
         generation_id: str,
         dry_run: bool,
     ) -> list[MemoryChange]:
@@ -57,7 +69,7 @@ class MemoryWriter:
             memory_id = step.memory_id or (
                 created.get(step.target) if step.target is not None else None
             )
-            source = source_of(events, fact, generation_id)
+            source = source_of(events, fact, generation_id, run_id=target.run_id)
             change = MemoryChange(
                 action="unchanged",
                 topic=fact.topic,
@@ -76,12 +88,10 @@ class MemoryWriter:
                 row = self.new_row(
                     session,
                     principal,
-                    scope=scope,
-                    scope_key=scope_key,
+                    target=target,
                     fact=fact,
                     operation="generate",
                     source=source,
-                    policy=policy,
                 )
                 rows[row.memory_id] = row
                 created[index] = row.memory_id
@@ -89,30 +99,31 @@ class MemoryWriter:
                     change.model_copy(update={"action": "created", "memory_id": row.memory_id})
                 )
                 continue
-            target = rows.get(memory_id or "")
-            if step.action == "delete" and target is not None and target.legal_hold:
+            existing = rows.get(memory_id or "")
+            if step.action == "delete" and existing is not None and existing.legal_hold:
                 changes.append(change.model_copy(update={"reason": "under legal hold: kept"}))
                 continue
             action = "updated" if step.action == "update" else "deleted"
             if step.action == "delete":
                 change = change.model_copy(update={"fact": step.previous or fact.fact})
             changes.append(change.model_copy(update={"action": action}))
-            if dry_run or target is None:
+            if dry_run or existing is None:
                 continue
             if step.action == "update":
-                target.fact, target.kind = fact.fact, fact.kind
-                self.embed_row(target)
+                existing.fact, existing.kind = fact.fact, fact.kind
+                self.embed_row(existing)
             else:
-                target.state = "deleted"
+                existing.state = "deleted"
             self.revise(
                 session,
                 principal,
-                target,
+                existing,
                 action=action,
                 operation="generate",
                 source=source,
-                policy=policy,
+                policy=target.policy,
                 ttl="generate_updated" if step.action == "update" else None,
+                keep_revision=target.keep_revisions,
             )
         return changes
 
@@ -121,20 +132,19 @@ class MemoryWriter:
         session: Session,
         principal: Principal,
         *,
-        scope: dict[str, str],
-        scope_key: str,
+        target: Target,
         fact: ExtractedFact,
         operation: str,
         source: SourceRef,
-        policy: MemoryPolicy,
         explicit_ttl: int | None = None,
     ) -> MemoryRow:
         now = self._clock.now()
         row = MemoryRow(
             memory_id=self._ids.new("mem"),
             tenant_id=principal.tenant_id,
-            scope_key=scope_key,
-            scope=dict(scope),
+            scope_key=target.scope_key,
+            scope=dict(target.scope),
+            acl=list(target.acl),
             topic=fact.topic,
             kind=fact.kind,
             fact=fact.fact,
@@ -156,9 +166,10 @@ class MemoryWriter:
             action="created",
             operation=operation,
             source=source,
-            policy=policy,
+            policy=target.policy,
             ttl="create" if operation == "create" else "generate_created",
             explicit_ttl=explicit_ttl,
+            keep_revision=target.keep_revisions,
         )
         return row
 
@@ -174,8 +185,11 @@ class MemoryWriter:
         policy: MemoryPolicy,
         ttl: TtlOperation | None,
         explicit_ttl: int | None = None,
+        keep_revision: bool = True,
     ) -> None:
-        """Bump the memory's revision and append the immutable revision row for it."""
+        """Bump the memory's revision and append the immutable revision row for it (unless
+        the scope's config disables revisions: then the memory keeps only its current source,
+        and the audit log still records the change)."""
         now = self._clock.now()
         if ttl is not None:
             row.expire_at = memory_expiry(
@@ -183,6 +197,10 @@ class MemoryWriter:
             )
         row.revision += 1
         row.updated_at = now
+        row.source = source.model_dump(exclude_none=True)
+        if not keep_revision:
+            self._audit_change(session, principal, row, action, operation)
+            return
         session.add(
             MemoryRevisionRow(
                 memory_id=row.memory_id,
@@ -200,6 +218,11 @@ class MemoryWriter:
                 expire_at=revision_expiry(policy, now=now),
             )
         )
+        self._audit_change(session, principal, row, action, operation)
+
+    def _audit_change(
+        self, session: Session, principal: Principal, row: MemoryRow, action: str, operation: str
+    ) -> None:
         if action in ("created", "updated"):
             self.audit(
                 session,
@@ -251,7 +274,11 @@ def lock_scope(session: Session, tenant_id: str, scope_key: str) -> None:
 
 
 def source_of(
-    events: Sequence[ConversationEvent], fact: ExtractedFact, generation_id: str
+    events: Sequence[ConversationEvent],
+    fact: ExtractedFact,
+    generation_id: str,
+    *,
+    run_id: str | None = None,
 ) -> SourceRef:
     index = fact.event_index if 0 <= fact.event_index < len(events) else 0
     event = events[index]
@@ -259,8 +286,10 @@ def source_of(
         kind=event.kind,
         event_id=event.event_id,
         author=event.author,
+        author_id=event.author_id,
         excerpt=event.text[:500],
         generation_id=generation_id,
+        run_id=run_id,
     )
 
 

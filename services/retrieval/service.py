@@ -11,8 +11,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from services.contracts.evidence_id import evidence_id_for, parse_evidence_id
+from services.contracts.span_reading import SpanReading, SpanToRead
 from services.core.clock import Clock, today
-from services.core.errors import IndexUnavailable, InvalidInput, NotFound
+from services.core.errors import IndexUnavailable, InvalidInput, MemdeskError, NotFound
 from services.core.principals import Principal
 from services.db.engine import Database
 from services.db.models import DocumentVersion, IndexChunk
@@ -41,7 +42,7 @@ from services.retrieval.embedders import Vectors
 from services.retrieval.index import IndexManager
 from services.retrieval.ranking import Candidate, QueryAnalysis, document_frequency, rank
 from services.retrieval.relevance import Assessment, Item, assess
-from services.retrieval.types import Evidence, RetrievalResult
+from services.retrieval.types import Evidence, RetrievalResult, SpanReader
 
 MAX_K = 100
 # Chunks of one document admitted to the top k before other documents get a turn.
@@ -51,10 +52,19 @@ VERIFY_DEPTH = 4
 
 
 class RetrievalService:
-    def __init__(self, *, db: Database, clock: Clock, index: IndexManager) -> None:
+    def __init__(
+        self,
+        *,
+        db: Database,
+        clock: Clock,
+        index: IndexManager,
+        reader: SpanReader | None = None,
+    ) -> None:
         self._db = db
         self._clock = clock
         self._index = index
+        # A model that reads the spans (span-reading@1); None: the offline judgement decides.
+        self._reader = reader
 
     @property
     def caches(self) -> RetrievalCaches:
@@ -90,6 +100,7 @@ class RetrievalService:
             chunks, dropped = self._verify(verifier, candidates, by_id, block, k=k)
             evidence = _narrow(chunks, verifier, profile)
             assessment = _judge(query, profile, evidence, block, vector_z)
+            assessment, reading = self._read(query, evidence, block, assessment)
             conflicts, evidence = find_conflicts(
                 evidence,
                 verifier.lookup,
@@ -101,7 +112,7 @@ class RetrievalService:
                 matched_text=lambda chunk_id: block.matched[block.row_of[chunk_id]],
                 k=k,
             )
-        if conflicts:  # partners may have joined the evidence
+        if conflicts and reading is None:  # partners may have joined the evidence
             assessment = _judge(query, profile, evidence, block, vector_z)
         status = (
             "insufficient_evidence"
@@ -134,9 +145,35 @@ class RetrievalService:
             dropped=dict(dropped),
             index_version=active.index_version,
             timings_ms={key: round(value, 3) for key, value in timings.items()},
+            reader=reading.reader if reading else "offline",
+            model_calls=reading.model_calls if reading else 0,
+            tokens=reading.tokens if reading else 0,
         )
         self._audit(principal, result, k=k)
         return result
+
+    def _read(
+        self, query: str, evidence: list[Evidence], block: TenantBlock, offline: Assessment
+    ) -> tuple[Assessment, SpanReading | None]:
+        """With a model reader configured, its verdicts decide which spans answer; when it
+        cannot answer, the offline judgement stands (and the result says so)."""
+        if self._reader is None or not evidence:
+            return offline, None
+        spans = [
+            SpanToRead(
+                evidence_id=e.evidence_id,
+                title=e.title,
+                text=e.quote,
+                context=block.texts[block.row_of[e.chunk_id]],
+            )
+            for e in evidence
+        ]
+        try:
+            reading = self._reader.read(query, spans)
+        except MemdeskError as exc:
+            reader = f"offline ({self._reader.name} unavailable: {exc})"
+            return offline, SpanReading(reader=reader, verdicts=[])
+        return _from_reading(reading, {e.evidence_id for e in evidence}, offline), reading
 
     # ---- resolve ------------------------------------------------------------------------------
     def resolve(
@@ -485,6 +522,26 @@ def _judge(
             )
         )
     return assess(query, items, distinctive=profile.distinctive)
+
+
+def _from_reading(reading: SpanReading, given: set[str], offline: Assessment) -> Assessment:
+    """Verdicts → an assessment. Only spans retrieval gave count; a verdict on anything else is
+    ignored. Identifiers the evidence does not name stay missing whatever the reader says."""
+    verdicts = {v.evidence_id: v for v in reading.verdicts if v.evidence_id in given}
+    answering = {e for e, v in verdicts.items() if v.verdict == "answers"}
+    partly = {e for e, v in verdicts.items() if v.verdict == "partly"}
+    missing_ids = list(offline.missing_identifiers)
+    sufficient = bool(answering) and not missing_ids
+    missing: list[str] = []
+    if not sufficient:
+        missing = missing_ids + [m for e in sorted(partly) for m in verdicts[e].missing]
+        missing = list(dict.fromkeys(missing)) or list(offline.missing)
+    return Assessment(
+        sufficient=sufficient,
+        missing=missing,
+        relevant=frozenset(answering | partly),
+        by_vector_only=frozenset(),
+    )
 
 
 def _evidence(doc: Verified, *, chunk_id: str, start: int, end: int, rank: int) -> Evidence:

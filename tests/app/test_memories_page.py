@@ -76,12 +76,39 @@ def test_only_admins_see_topics_and_can_add_one(home):
     assert len(sales.tabs) == 2
     at = memories_page("a.admin")
     assert len(at.tabs) == 3
-    at.text_input(key="memories.topic_label").input("packaging")
-    at.text_area(key="memories.topic_description").input("How parts are packed.")
-    at.text_input(key="memories.topic_keywords").input("棧板, pallet")
-    at.button(key="FormSubmitter:memories.new_topic-新增主題 Add topic").click().run()
+    at.text_input(key="memories.topic_label.default").input("packaging")
+    at.text_area(key="memories.topic_desc.default").input("How parts are packed.")
+    at.text_input(key="memories.topic_kw.default").input("棧板, pallet")
+    at.button(key="FormSubmitter:memories.new_topic.default-新增主題 Add topic").click().run()
     assert not at.exception, at.exception
-    assert at.toggle(key="memories.topic.packaging").value is True
+    assert at.toggle(key="memories.topic.default.packaging").value is True
+
+
+def test_the_page_names_the_banks_models(shared_home):
+    at = memories_page("a.sales")
+    models = _session.services().memories.models()
+    assert models.embedding_model in texts(at)
+    assert "擷取 extraction" in texts(at) and models.extraction in texts(at)
+
+
+def test_an_admin_creates_a_keyed_config_and_edits_only_it(home):
+    at = memories_page("a.admin")
+    at.multiselect(key="memories.config_new_keys").set_value(["user_id"])
+    at.button(key="FormSubmitter:memories.config_new-建立設定 Create config").click().run()
+    assert not at.exception, at.exception
+    at.selectbox(key="memories.config").set_value("user_id").run()
+    at.toggle(key="memories.config_third.user_id").set_value(True)
+    at.button(key="FormSubmitter:memories.config_form.user_id-儲存設定 Save config").click().run()
+    assert not at.exception, at.exception
+    at.toggle(key="memories.topic.user_id.key_task_details").set_value(False).run()
+    services = _session.services()
+    admin = services.directory.principal("a.admin")
+    keyed = services.memories.config.customization(admin, ("user_id",))
+    default = services.memories.config.customization(admin)
+    assert keyed.enable_third_person_memories is True
+    assert [t.label for t in keyed.topics if not t.enabled] == ["key_task_details"]
+    assert default.enable_third_person_memories is False
+    assert all(t.enabled for t in default.topics)
 
 
 def test_a_memory_is_proposed_as_candidate_knowledge(home):

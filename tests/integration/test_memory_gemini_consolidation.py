@@ -16,9 +16,10 @@ from services.bootstrap import Services
 from services.core.clock import FakeClock
 from services.llm.ports import AnalysisRejected, TransientFailure
 from services.memory.bank import MemoryBank
+from services.memory.config import ConfigDefaults
 from services.memory.consolidate import Candidate, Plan, SimilarityConsolidator
 from services.memory.extract_offline import OfflineExtractor
-from services.memory.types import ConversationEvent, Extraction, MemoryPolicy
+from services.memory.types import ConversationEvent, Extraction
 from services.settings import Settings
 from tests.conftest import principal
 from tests.support.corpus import corpus_dict, write_corpus
@@ -118,7 +119,12 @@ def test_a_forget_deletes_what_the_model_names_and_it_sees_n_revisions(bank, mod
     generate(bank, *FIRST)
     generate(bank, "另外需要附材質證明，包裝照舊用 VCI 防鏽袋。")
     admin = principal(bank, "a.admin")
-    bank.memories.config.set_policy(admin, MemoryPolicy(revisions_per_candidate_count=2))
+    bank.memories.config.save_customization(
+        admin,
+        enable_third_person_memories=False,
+        revisions_per_candidate_count=2,
+        disable_memory_revisions=False,
+    )
     model.script = ["memory_forget_extract", "memory_forget_plan"]
     result = generate(bank, "請忘記包裝方式的偏好。")
     assert [(c.action, c.fact) for c in result.changes] == [
@@ -180,7 +186,7 @@ def test_candidates_changed_during_the_model_call_refuse_the_plan(loaded):
         embedder=loaded.index.embedder,
         extractor=OfflineExtractor(),
         config=loaded.memories.config,
-        defaults=MemoryPolicy(),
+        defaults=ConfigDefaults(),
         consolidator=meddling,
     )
     sales = principal(loaded, "a.sales")
