@@ -40,7 +40,7 @@ from services.retrieval.eligibility import (
 )
 from services.retrieval.embedders import Vectors
 from services.retrieval.index import IndexManager
-from services.retrieval.ranking import Candidate, QueryAnalysis, rank
+from services.retrieval.ranking import Candidate, QueryAnalysis, document_frequency, rank
 from services.retrieval.relevance import Assessment, Item, assess
 from services.retrieval.types import Evidence, RetrievalResult, SpanReader
 
@@ -87,16 +87,15 @@ class RetrievalService:
             documents = eligible_documents(session, principal, as_of)
         eligibility = select_eligible(table, documents)
         timings["eligible_ms"] = _since(started)
-        by_id = {c.chunk_id: c for c in eligibility.chunks}
+        # Every candidate is one of the eligible chunks (the view holds only those).
+        by_id = table.rows
         analysis = QueryAnalysis.of(query)
         block, view = self._view(active, principal.tenant_id, table, eligibility)
         candidates = self._ranked(active, view, block, analysis)
         timings["rank_ms"] = _since(started) - timings["eligible_ms"]
         vector_z = {c.chunk_id: c.vector_z for c in candidates}
-        texts = [block.matched[int(r)] for r in view.rows]
-        found = [block.units[int(r)] for r in view.rows]
         profile = answerability.profile(
-            query, lambda unit: answerability.document_frequency(unit, texts, found), len(texts)
+            query, lambda unit: document_frequency(unit, block, view), len(view.rows)
         )
         with _Verifier(self._db, principal, as_of) as verifier:
             chunks, dropped = self._verify(verifier, candidates, by_id, block, k=k)
@@ -280,22 +279,23 @@ class RetrievalService:
     def _view(
         self, active: ActiveIndex, tenant_id: str, table: ChunkTable, eligibility: Eligibility
     ) -> tuple[TenantBlock, LexicalView]:
-        chunk_ids = [c.chunk_id for c in eligibility.chunks]
-
         def fetch(missing: list[str]) -> list[Payload]:
             return self._fetch(active, tenant_id, table, missing)
 
-        block = self.caches.block(
-            active.index_version, tenant_id, chunk_ids, dimension=active.dimension, fetch=fetch
-        )
+        table_key = (active.index_version, tenant_id, table.generation)
         # Chunks the tenant's index no longer holds (removed by any process) leave the cache now.
-        stale = [c for c in block.ids if c not in table.rows]
-        if stale:
-            self.caches.evict_chunks(stale)
-            block = self.caches.block(
-                active.index_version, tenant_id, chunk_ids, dimension=active.dimension, fetch=fetch
-            )
-        return block, self.caches.view(active.index_version, tenant_id, block, chunk_ids)
+        self.caches.drop_missing(
+            active.index_version, tenant_id, table_key=table_key, table=table.rows
+        )
+        return self.caches.tenant_view(
+            active.index_version,
+            tenant_id,
+            table_key=table_key,
+            table_ids=table.ids,
+            selected=eligibility.selected,
+            dimension=active.dimension,
+            fetch=fetch,
+        )
 
     def _fetch(
         self, active: ActiveIndex, tenant_id: str, table: ChunkTable, chunk_ids: list[str]
