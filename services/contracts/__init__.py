@@ -12,6 +12,7 @@ from services.contracts.decision import MemoryDecision
 from services.contracts.golden import Golden
 from services.contracts.memory_input import MemoryInput
 from services.contracts.packets import HandoffPacket
+from services.contracts.span_reading import SpanReading
 from services.contracts.task_state import TaskState
 
 CONTRACTS: dict[str, type[BaseModel]] = {
@@ -21,6 +22,7 @@ CONTRACTS: dict[str, type[BaseModel]] = {
     "memory-decision@1": MemoryDecision,
     "memory-input@1": MemoryInput,
     "handoff-packet@1": HandoffPacket,
+    "span-reading@1": SpanReading,
 }
 
 
