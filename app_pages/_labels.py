@@ -8,6 +8,8 @@ domain glossary, so a field no table lists still reads as words.
 
 from __future__ import annotations
 
+from typing import Any
+
 from services.language.glossary import label as glossary_label
 
 # Task, run, approval, candidate and document statuses, and a decision's status.
@@ -123,6 +125,22 @@ KIND: dict[str, str] = {
     "equal": "相同 Same",
 }
 
+# Task fields the domain glossary does not name (the glossary words every other field).
+FIELD: dict[str, str] = {
+    "due_date": "到期日 due date",  # services/desk/due.py
+}
+
+# Yes/no values of task fields (a confirmed requirement, a conflict's proposal).
+YES_NO: dict[bool, str] = {True: "是 Yes", False: "否 No"}
+
+# The fields of an engineer's structured result (services/approvals/handover.py).
+RESULT_FIELD: dict[str, str] = {
+    "extra_working_days": "額外工作天 Extra working days",
+    "method": "方法 Method",
+    "acceptance_criteria": "允收標準 Acceptance criteria",
+    "equipment": "設備 Equipment",
+}
+
 # Empty values and hints.
 PLACEHOLDER: dict[str, str] = {
     "none": "—",
@@ -161,6 +179,8 @@ def kind(value: str | None) -> str:
 
 def field(key: str) -> str:
     """A task field: its Chinese and English words from the glossary ("材質 material")."""
+    if key in FIELD:
+        return FIELD[key]
     chinese = glossary_label(key, chinese=True)
     english = glossary_label(key, chinese=False)
     return english if chinese == english else f"{chinese} {english}"
@@ -168,6 +188,25 @@ def field(key: str) -> str:
 
 def fields(keys: list[str]) -> str:
     return "、".join(field(key) for key in keys) if keys else PLACEHOLDER["none"]
+
+
+def value(raw: Any) -> str:
+    """A task field's value in words: yes/no for a boolean, a dash for nothing, a list joined."""
+    if isinstance(raw, bool):
+        return YES_NO[raw]
+    if raw is None or raw == "":
+        return PLACEHOLDER["none"]
+    if isinstance(raw, list | tuple):
+        return "、".join(value(item) for item in raw) if raw else PLACEHOLDER["none"]
+    return str(raw)
+
+
+def result(raw: dict[str, Any] | None) -> str:
+    """An engineer's structured result, the fields that were filled in, in words."""
+    filled = [(key, item) for key, item in (raw or {}).items() if item not in (None, "")]
+    return "; ".join(
+        f"{RESULT_FIELD.get(key, _humanise(key))}: {value(item)}" for key, item in filled
+    )
 
 
 def placeholder(name: str) -> str:

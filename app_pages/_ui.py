@@ -356,18 +356,23 @@ def _result_fields() -> dict[str, object]:
     """An engineer's structured result (every field optional), as the desk expects it."""
     st.markdown("**工程結果 Engineering result**（選填 optional）")
     days = st.number_input(
-        "額外工作天 Extra working days",
+        _labels.RESULT_FIELD["extra_working_days"],
         min_value=0,
         max_value=365,
         value=None,
         step=1,
         key="decision.days",
     )
-    method = st.text_input("方法 Method", key="decision.method", max_chars=300)
+    method = st.text_input(_labels.RESULT_FIELD["method"], key="decision.method", max_chars=300)
     criteria = st.text_area(
-        "允收標準 Acceptance criteria", key="decision.criteria", max_chars=1000, height=80
+        _labels.RESULT_FIELD["acceptance_criteria"],
+        key="decision.criteria",
+        max_chars=1000,
+        height=80,
     )
-    equipment = st.text_input("設備 Equipment", key="decision.equipment", max_chars=300)
+    equipment = st.text_input(
+        _labels.RESULT_FIELD["equipment"], key="decision.equipment", max_chars=300
+    )
     result: dict[str, object] = {
         "method": method,
         "acceptance_criteria": criteria,
@@ -446,8 +451,8 @@ def changes(diff: ChangesSince, *, key: str = "stale.changes") -> None:
         )
         for change in diff.changes:
             st.markdown(
-                f"- {escape(_labels.field(change.field))}: {escape(change.before)} → "
-                f"{escape(change.after)}"
+                f"- {escape(_labels.field(change.field))}: {escape(_labels.value(change.before))}"
+                f" → {escape(_labels.value(change.after))}"
             )
         for write in diff.writes:
             st.markdown(f"- {escape(write)}")

@@ -95,7 +95,8 @@ for case in cases:
             key = f"conflicts.{state.task_id}.field.{conflict.field}"
             st.markdown(
                 f"**已確認欄位 Confirmed field** {_ui.escape(_labels.field(conflict.field))}: "
-                f"已確認 {_ui.escape(conflict.confirmed)} ↔ 新值 {_ui.escape(conflict.proposed)} "
+                f"已確認 confirmed {_ui.escape(_labels.value(conflict.confirmed))} ↔ "
+                f"新值 proposed {_ui.escape(_labels.value(conflict.proposed))} "
                 f"({_ui.escape(conflict.proposed_by)})"
             )
             with st.form(f"{key}.form", clear_on_submit=False):

@@ -53,9 +53,7 @@ if decided:
     with st.expander(f"我最近的決定 Decided by me ({len(decided)})", expanded=False):
         for item in decided:
             when = item.decided_at.strftime("%Y-%m-%d %H:%M") if item.decided_at else "—"
-            result = "; ".join(
-                f"{k}: {v}" for k, v in (item.result or {}).items() if v not in (None, "")
-            )
+            result = _labels.result(item.result)
             st.markdown(
                 f"`{when}` {_ui.badge_md(item.status)} **{_ui.escape(item.task_id)}** "
                 f"{_ui.escape(item.item_key)} — {_ui.escape(item.comment or '')}"

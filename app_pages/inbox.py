@@ -1,7 +1,8 @@
 """Task inbox: the tenant's tasks by last activity, filtered and searched, paged in SQL.
 
-Each row names the task's customer and part (from its confirmed fields), what is pending and
-what happens next, and links to the task's own URL; the counts follow the search.
+Each row names the task's customer and part (from its confirmed fields), what is pending, what
+happens next and when it is due (its confirmed due date, else its last activity), and links to
+the task's own URL; the counts follow the search.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import streamlit as st
 from app_pages import _labels, _session, _ui
 from app_pages._session import Keys
 from services.contracts.task_state import TaskState, TaskStatus
+from services.desk.due import due_or_activity
 
 PAGE_SIZE = 25
 COLUMNS = [0.9, 1.1, 1.3, 1.4, 1.8, 2.4, 1.3, 0.8]
@@ -67,6 +69,19 @@ def _first(state: TaskState, *keys: str) -> str:
     return "—"
 
 
+def _when(state: TaskState) -> str:
+    """The due date when the task has one (marked when it has passed), else its last activity."""
+    when = due_or_activity(state, today=today)
+    if when.kind == "due":
+        shown = when.due.isoformat() if when.due else _ui.escape(when.written)
+        overdue = " :red-badge[逾期 Overdue]" if when.overdue else ""
+        return f"到期 Due **{shown}**{overdue}"
+    if when.last_activity is None:
+        return _labels.placeholder("none")
+    return f"活動 Activity {when.last_activity.strftime('%Y-%m-%d %H:%M')}"
+
+
+today = _session.services().clock.now().date()
 header = st.columns(COLUMNS)
 for column, label in zip(
     header,
@@ -77,7 +92,7 @@ for column, label in zip(
         "狀態 Status",
         "待辦 Pending",
         "下一步 Next step",
-        "最後活動 Last activity",
+        "到期／最後活動 Due / last activity",
         "",
     ],
     strict=True,
@@ -93,7 +108,7 @@ for record in page.items:
     row[3].markdown(_ui.badge_md(state.status.value))
     row[4].markdown(_ui.escape(_labels.fields(list(state.pending))))
     row[5].markdown(_ui.escape(state.next_step or "—"))
-    row[6].markdown(state.updated_at.strftime("%Y-%m-%d %H:%M") if state.updated_at else "—")
+    row[6].markdown(_when(state))
     with row[7]:
         _ui.task_link(state.task_id, label="開啟 Open", key=f"inbox.open.{state.task_id}")
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 import streamlit as st
 
 from app_pages import _labels, _session, _ui
+from services.agents.supplements import MAX_SUPPLEMENT_CHARS
 from services.contracts.task_state import TERMINAL
 from services.core.errors import MemdeskError, NotFound
 from services.core.policy import Permission, allows
-from services.desk.service import MAX_SUPPLEMENT_CHARS, TaskView
+from services.desk.service import TaskView
 from services.publishing.candidates import Proposal
 
 PENDING_RUN = "task.pending_run"  # [task_id, supplement or ""] to run on this script run
@@ -210,7 +211,7 @@ with top:
         for field, value in state.confirmed.items():
             st.markdown(
                 f":material/verified: **{_ui.escape(_labels.field(field))}** = "
-                f"{_ui.escape(value)} :green-badge[已確認 confirmed]"
+                f"{_ui.escape(_labels.value(value))} :green-badge[已確認 confirmed]"
             )
     with pending_col.container(border=True, key="task.pending"):
         st.subheader("待辦 Pending")
@@ -262,9 +263,7 @@ with rest:
         with st.container(border=True, key="task.approvals"):
             st.subheader("核准項目 Approval items")
             for item in view.approvals:
-                result = "; ".join(
-                    f"{k}: {v}" for k, v in (item.result or {}).items() if v not in (None, "")
-                )
+                result = _labels.result(item.result)
                 st.markdown(
                     f"{_ui.badge_md(item.status)} {_ui.escape(_labels.kind(item.kind))} "
                     f"{_ui.escape(item.item_key)} · {_ui.escape(_labels.kind(item.required_role))}"
@@ -314,3 +313,13 @@ with rest:
             st.markdown(" · ".join(parts))
             if row.detail:
                 st.caption(_ui.escape(row.detail))
+            for note in row.conflicts:
+                st.caption(
+                    _ui.escape(
+                        f"{_labels.field(note.field)}: 已確認 confirmed "
+                        f"{_labels.value(note.confirmed)} ↔ 新值 proposed "
+                        f"{_labels.value(note.proposed)}"
+                    )
+                )
+            if row.result:
+                st.caption(_ui.escape(_labels.result(row.result)))

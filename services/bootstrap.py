@@ -34,6 +34,7 @@ from services.records.tasks import TaskService
 from services.retrieval.embedders import Embedder
 from services.retrieval.index import IndexManager
 from services.retrieval.service import RetrievalService
+from services.retrieval.types import SpanReader
 from services.retrieval.vectorstore import VectorStore
 from services.retrieval.wiring import build_retrieval, sync_hook
 from services.settings import Settings
@@ -81,6 +82,7 @@ def build(
     embedder: Embedder | None = None,
     genai_client: Any | None = None,
     memory_extractor: Extractor | None = None,
+    span_reader: SpanReader | None = None,
 ) -> Services:
     settings = settings or Settings()
     clock = clock or SystemClock()
@@ -93,7 +95,13 @@ def build(
         db=db, clock=clock, default_retention_days=settings.completed_task_retention_days
     )
     index, retrieval = build_retrieval(
-        settings, db=db, clock=clock, ids=ids, store=vector_store, embedder=embedder
+        settings,
+        db=db,
+        clock=clock,
+        ids=ids,
+        store=vector_store,
+        embedder=embedder,
+        reader=span_reader or _span_reader(settings, genai_client),
     )
     importer = CorpusImporter(
         db=db,
@@ -184,6 +192,25 @@ def build(
         ),
         memories=memories,
     )
+
+
+def _span_reader(settings: Settings, genai_client: Any | None) -> SpanReader | None:
+    """Gemini judges whether retrieved spans answer (MEMDESK_SPAN_READER; auto: when a key is
+    set); None leaves it to the offline rule."""
+    if not settings.use_gemini_span_reader:
+        return None
+    # Imported here: google.genai is heavy and only needed when Gemini is configured.
+    from services.llm.gemini import gemini_caller
+    from services.llm.prompts import SPAN_READER_PROMPT, get_prompt
+    from services.llm.span_reader import GeminiSpanReader
+
+    # A reading ends well inside the retrieval tool's deadline: a slow model falls back to the
+    # offline judgement instead of timing the whole retrieval out.
+    timeout = min(settings.model_timeout_seconds, settings.tool_timeout_seconds / 2)
+    caller = gemini_caller(
+        settings, genai_client, timeout_seconds=timeout, needed_by="MEMDESK_SPAN_READER=gemini"
+    )
+    return GeminiSpanReader(caller=caller, prompt=get_prompt(*SPAN_READER_PROMPT))
 
 
 def _session_secret(settings: Settings) -> bytes:

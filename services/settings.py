@@ -29,6 +29,11 @@ class Settings(BaseSettings):
     analyzer: Literal["auto", "offline", "gemini"] = Field(
         default="auto", description="auto = Gemini when an API key is set, else offline."
     )
+    span_reader: Literal["auto", "offline", "gemini"] = Field(
+        default="auto",
+        description="Who judges whether retrieved spans answer: auto = Gemini when an API key "
+        "is set, else the offline rule.",
+    )
     gemini_api_key: SecretStr | None = None
     gemini_model: str = "gemini-2.5-flash"
     gemini_embedding_model: str = "gemini-embedding-001"
@@ -55,6 +60,12 @@ class Settings(BaseSettings):
         default=90, description="Default when the tenant has no policy of its own."
     )
     retrieval_k: int = 5
+    retrieval_cache_mb: int = Field(
+        default=1024,
+        ge=1,
+        description="Ceiling of every retrieval cache together (tenant blocks, views, rankings, "
+        "chunk lists, query vectors); least recently used tenant blocks are dropped past it.",
+    )
     demo_corpus: Path = REPO_ROOT / "data" / "demo-corpus.json"
     # Runs and agents (services/agents): bounded work, per-tenant limits.
     run_max_attempts: int = Field(default=3, ge=1, le=3, description="Attempts per run in total.")
@@ -103,6 +114,12 @@ class Settings(BaseSettings):
     @property
     def chroma_path(self) -> Path:
         return self.resolved_home / "chroma"
+
+    @property
+    def use_gemini_span_reader(self) -> bool:
+        if self.span_reader == "auto":
+            return self.gemini_api_key is not None
+        return self.span_reader == "gemini"
 
     @property
     def use_gemini_analyzer(self) -> bool:

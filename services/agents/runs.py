@@ -19,6 +19,7 @@ from sqlalchemy import and_, func, or_, select
 from sqlalchemy.orm import Session
 
 from services.agents.ports import LeaseLost
+from services.agents.supplements import checked_supplement
 from services.contracts.task_state import TERMINAL as TERMINAL_TASK
 from services.contracts.task_state import TaskStatus
 from services.core.clock import Clock, IdGenerator, as_utc
@@ -166,6 +167,7 @@ class RunQueue:
         as_of: date | None = None,
     ) -> RunView:
         require(principal, Permission.WORK_TASKS, f"{principal.user_id} may not resume tasks")
+        text = checked_supplement(supplement)
         with self._db.write() as session:
             task = session.get(TaskRow, (principal.tenant_id, task_id))
             if task is None or not may_see_customer(principal, task.customer_id):
@@ -191,7 +193,7 @@ class RunQueue:
                 task_id=task_id,
                 requested_by=principal.user_id,
                 status=QUEUED,
-                supplement=supplement.strip() if supplement and supplement.strip() else None,
+                supplement=text,
                 as_of=as_of,
                 attempts=0,
                 max_attempts=self.limits.max_attempts,

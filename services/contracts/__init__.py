@@ -13,6 +13,7 @@ from services.contracts.golden import Golden
 from services.contracts.memory_golden import MemoryGolden
 from services.contracts.memory_input import MemoryInput
 from services.contracts.packets import HandoffPacket
+from services.contracts.span_reading import SpanReading
 from services.contracts.task_state import TaskState
 
 CONTRACTS: dict[str, type[BaseModel]] = {
@@ -23,6 +24,7 @@ CONTRACTS: dict[str, type[BaseModel]] = {
     "memory-input@1": MemoryInput,
     "handoff-packet@1": HandoffPacket,
     "memory-golden@1": MemoryGolden,
+    "span-reading@1": SpanReading,
 }
 
 

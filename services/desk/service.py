@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from services.agents.gathering import Gathered
 from services.agents.resume import Resumer, ResumeResult
 from services.agents.runs import RunEventView, RunQueue, RunView
+from services.agents.supplements import checked_supplement
 from services.approvals.flow import ApprovalFlow, ApprovalOutcome
 from services.approvals.handover import EngineeringHandover, EngineeringResult
 from services.approvals.store import ApprovalService, ApprovalView
@@ -35,10 +36,6 @@ from services.publishing.citations import CitationChecker, CitationStatus, cited
 from services.records.knowledge import DocumentView, KnowledgeStore
 from services.records.tasks import TaskEventRecord, TaskRecord, TaskService
 from services.retrieval.facts import aligned_normalize
-
-# The longest supplement a person may add in one go (README "Console tour"): a customer's reply
-# or a note, not a document; documents are imported as evidence.
-MAX_SUPPLEMENT_CHARS = 4000
 
 
 class SourceConflict(BaseModel):
@@ -315,12 +312,7 @@ class Desk:
     ) -> ResumeResult:
         """Resume a task with a person's supplement (at most MAX_SUPPLEMENT_CHARS characters),
         reporting each step of the run to `on_event` as it is recorded."""
-        text = (supplement or "").strip() or None
-        if text is not None and len(text) > MAX_SUPPLEMENT_CHARS:
-            raise InvalidInput(
-                f"supplement: {len(text)} characters, at most {MAX_SUPPLEMENT_CHARS}; "
-                "attach long documents to the task as evidence instead"
-            )
+        text = checked_supplement(supplement)  # before anything else is asked of the desk
         if self._resumer is None:
             raise InvalidInput("this desk cannot run analyses (no resumer configured)")
         return self._resumer.resume(principal, task_id, supplement=text, on_event=on_event)

@@ -12,6 +12,16 @@ from services.approvals.store import ApprovalView
 from services.records.tasks import CheckpointRecord, TaskEventRecord
 
 
+class ConflictNote(BaseModel):
+    """A confirmed field a new value contradicted, with both values as recorded."""
+
+    model_config = ConfigDict(frozen=True)
+
+    field: str
+    confirmed: Any = None
+    proposed: Any = None
+
+
 class TimelineRow(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -25,6 +35,9 @@ class TimelineRow(BaseModel):
     run_id: str | None = None
     detail: str = ""
     decision_status: str | None = None  # a finished run's decision (ready_for_review, …)
+    # Values stay values, so the console can show them in words (yes/no, field labels).
+    conflicts: list[ConflictNote] = []
+    result: dict[str, Any] = {}
 
 
 def timeline(
@@ -76,6 +89,7 @@ def timeline(
                 status=item.status,
                 run_id=item.run_id,
                 detail=_decision_detail(item),
+                result=dict(item.result or {}),
             )
         )
     # Stable for equal timestamps: runs before the task writes they caused, decisions last.
@@ -95,15 +109,18 @@ def _event_row(event: TaskEventRecord, checkpoint: CheckpointRecord | None) -> T
         checkpoint=checkpoint.stage if checkpoint else None,
         run_id=event.run_id,
         detail=_event_detail(event.kind, event.detail),
+        conflicts=[
+            ConflictNote(
+                field=str(c.get("field")), confirmed=c.get("confirmed"), proposed=c.get("proposed")
+            )
+            for c in (event.detail.get("conflicts", []) if event.kind == "conflict" else [])
+        ],
     )
 
 
 def _event_detail(kind: str, detail: dict[str, Any]) -> str:
     if kind == "conflict":
-        return "; ".join(
-            f"{c.get('field')}: confirmed {c.get('confirmed')!r}, proposed {c.get('proposed')!r}"
-            for c in detail.get("conflicts", [])
-        )
+        return ""  # the conflicts are the row's own values (TimelineRow.conflicts)
     if kind in ("conflict_resolved", "source_conflict_settled", "source_conflict_escalated"):
         return "; ".join(f"{k}: {v}" for k, v in detail.items() if v not in (None, "", []))
     note = detail.get("note")
@@ -114,10 +131,7 @@ def _decision_detail(item: ApprovalView) -> str:
     parts = [f"decision v{item.decision_version}"]
     if item.comment:
         parts.append(item.comment)
-    for key, value in (item.result or {}).items():
-        if value not in (None, ""):
-            parts.append(f"{key}: {value}")
-    return "; ".join(parts)
+    return "; ".join(parts)  # the result is the row's own values (TimelineRow.result)
 
 
 def _run_detail(run: RunView) -> str:

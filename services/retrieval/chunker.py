@@ -46,7 +46,8 @@ def _sentences(body: str) -> list[tuple[int, int, bool]]:
     out: list[tuple[int, int, bool]] = []
     start = 0
     for match in _SENTENCE_END.finditer(body):
-        end = match.end()
+        # A mark that attaches to the sentence's last character ("!́") belongs to this sentence.
+        end = _cluster_end(body, match.end())
         if end > start and body[start:end].strip():
             out.append((start, end, match.start() in paragraph_ends))
             start = end

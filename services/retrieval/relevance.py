@@ -44,6 +44,7 @@ class Assessment:
     missing: list[str]
     relevant: frozenset[str]  # evidence ids judged relevant (the ones conflicts are read from)
     by_vector_only: frozenset[str]  # relevant only as the vector signal's first choice
+    missing_identifiers: tuple[str, ...] = ()  # identifiers of the query no evidence names
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,7 @@ def assess(query: str, items: list[Item], *, distinctive: str | None = None) -> 
         return Assessment(
             sufficient=False,
             missing=[t.display for t in terms] or [query.strip()],
+            missing_identifiers=tuple(t.display for t in identifiers),
             relevant=frozenset(),
             by_vector_only=frozenset(),
         )
@@ -104,6 +106,7 @@ def assess(query: str, items: list[Item], *, distinctive: str | None = None) -> 
     return Assessment(
         sufficient=sufficient,
         missing=list(dict.fromkeys(missing)),
+        missing_identifiers=tuple(t.display for t in missing_ids),
         relevant=frozenset(e for i in relevant for e in i.evidence_ids),
         by_vector_only=frozenset(
             e for i in relevant if verdicts[i.evidence_ids] == "vector" for e in i.evidence_ids

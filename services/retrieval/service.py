@@ -11,8 +11,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from services.contracts.evidence_id import evidence_id_for, parse_evidence_id
+from services.contracts.span_reading import ReadingFailed, SpanReading, SpanToRead
 from services.core.clock import Clock, today
-from services.core.errors import IndexUnavailable, InvalidInput, NotFound
+from services.core.errors import IndexUnavailable, InvalidInput, MemdeskError, NotFound
 from services.core.principals import Principal
 from services.db.engine import Database
 from services.db.models import DocumentVersion, IndexChunk
@@ -39,9 +40,9 @@ from services.retrieval.eligibility import (
 )
 from services.retrieval.embedders import Vectors
 from services.retrieval.index import IndexManager
-from services.retrieval.ranking import Candidate, QueryAnalysis, rank
+from services.retrieval.ranking import Candidate, QueryAnalysis, document_frequency, rank
 from services.retrieval.relevance import Assessment, Item, assess
-from services.retrieval.types import Evidence, RetrievalResult
+from services.retrieval.types import Evidence, RetrievalResult, SpanReader
 
 MAX_K = 100
 # Chunks of one document admitted to the top k before other documents get a turn.
@@ -51,10 +52,19 @@ VERIFY_DEPTH = 4
 
 
 class RetrievalService:
-    def __init__(self, *, db: Database, clock: Clock, index: IndexManager) -> None:
+    def __init__(
+        self,
+        *,
+        db: Database,
+        clock: Clock,
+        index: IndexManager,
+        reader: SpanReader | None = None,
+    ) -> None:
         self._db = db
         self._clock = clock
         self._index = index
+        # A model that reads the spans (span-reading@1); None: the offline judgement decides.
+        self._reader = reader
 
     @property
     def caches(self) -> RetrievalCaches:
@@ -77,21 +87,21 @@ class RetrievalService:
             documents = eligible_documents(session, principal, as_of)
         eligibility = select_eligible(table, documents)
         timings["eligible_ms"] = _since(started)
-        by_id = {c.chunk_id: c for c in eligibility.chunks}
+        # Every candidate is one of the eligible chunks (the view holds only those).
+        by_id = table.rows
         analysis = QueryAnalysis.of(query)
         block, view = self._view(active, principal.tenant_id, table, eligibility)
         candidates = self._ranked(active, view, block, analysis)
         timings["rank_ms"] = _since(started) - timings["eligible_ms"]
         vector_z = {c.chunk_id: c.vector_z for c in candidates}
-        texts = [block.matched[int(r)] for r in view.rows]
-        found = [block.units[int(r)] for r in view.rows]
         profile = answerability.profile(
-            query, lambda unit: answerability.document_frequency(unit, texts, found), len(texts)
+            query, lambda unit: document_frequency(unit, block, view), len(view.rows)
         )
         with _Verifier(self._db, principal, as_of) as verifier:
             chunks, dropped = self._verify(verifier, candidates, by_id, block, k=k)
             evidence = _narrow(chunks, verifier, profile)
             assessment = _judge(query, profile, evidence, block, vector_z)
+            assessment, reading = self._read(query, evidence, block, assessment)
             conflicts, evidence = find_conflicts(
                 evidence,
                 verifier.lookup,
@@ -103,7 +113,7 @@ class RetrievalService:
                 matched_text=lambda chunk_id: block.matched[block.row_of[chunk_id]],
                 k=k,
             )
-        if conflicts:  # partners may have joined the evidence
+        if conflicts and reading is None:  # partners may have joined the evidence
             assessment = _judge(query, profile, evidence, block, vector_z)
         status = (
             "insufficient_evidence"
@@ -136,9 +146,42 @@ class RetrievalService:
             dropped=dict(dropped),
             index_version=active.index_version,
             timings_ms={key: round(value, 3) for key, value in timings.items()},
+            reader=reading.reader if reading else "offline",
+            model_calls=reading.model_calls if reading else 0,
+            tokens=reading.tokens if reading else 0,
         )
         self._audit(principal, result, k=k)
         return result
+
+    def _read(
+        self, query: str, evidence: list[Evidence], block: TenantBlock, offline: Assessment
+    ) -> tuple[Assessment, SpanReading | None]:
+        """With a model reader configured, its verdicts decide which spans answer; when it
+        cannot answer, the offline judgement stands (and the result says so)."""
+        if self._reader is None or not evidence:
+            return offline, None
+        spans = [
+            SpanToRead(
+                evidence_id=e.evidence_id,
+                title=e.title,
+                text=e.quote,
+                context=block.texts[block.row_of[e.chunk_id]],
+            )
+            for e in evidence
+        ]
+        try:
+            reading = self._reader.read(query, spans)
+        except MemdeskError as exc:
+            reader = f"offline ({self._reader.name} unavailable: {exc})"
+            # A refused answer was still paid for: its calls and tokens are reported too.
+            calls, tokens = (
+                (exc.model_calls, exc.tokens) if isinstance(exc, ReadingFailed) else (0, 0)
+            )
+            return offline, SpanReading(
+                reader=reader, verdicts=[], model_calls=calls, tokens=tokens
+            )
+        given = {e.evidence_id for e in evidence}
+        return _from_reading(reading, given, offline, query=query), reading
 
     # ---- resolve ------------------------------------------------------------------------------
     def resolve(
@@ -236,22 +279,23 @@ class RetrievalService:
     def _view(
         self, active: ActiveIndex, tenant_id: str, table: ChunkTable, eligibility: Eligibility
     ) -> tuple[TenantBlock, LexicalView]:
-        chunk_ids = [c.chunk_id for c in eligibility.chunks]
-
         def fetch(missing: list[str]) -> list[Payload]:
             return self._fetch(active, tenant_id, table, missing)
 
-        block = self.caches.block(
-            active.index_version, tenant_id, chunk_ids, dimension=active.dimension, fetch=fetch
-        )
+        table_key = (active.index_version, tenant_id, table.generation)
         # Chunks the tenant's index no longer holds (removed by any process) leave the cache now.
-        stale = [c for c in block.ids if c not in table.rows]
-        if stale:
-            self.caches.evict_chunks(stale)
-            block = self.caches.block(
-                active.index_version, tenant_id, chunk_ids, dimension=active.dimension, fetch=fetch
-            )
-        return block, self.caches.view(active.index_version, tenant_id, block, chunk_ids)
+        self.caches.drop_missing(
+            active.index_version, tenant_id, table_key=table_key, table=table.rows
+        )
+        return self.caches.tenant_view(
+            active.index_version,
+            tenant_id,
+            table_key=table_key,
+            table_ids=table.ids,
+            selected=eligibility.selected,
+            dimension=active.dimension,
+            fetch=fetch,
+        )
 
     def _fetch(
         self, active: ActiveIndex, tenant_id: str, table: ChunkTable, chunk_ids: list[str]
@@ -394,6 +438,11 @@ class RetrievalService:
                     "evidence_ids": [e.evidence_id for e in result.evidence],
                     "dropped": result.dropped,
                     "index_version": result.index_version,
+                    # Who judged the spans and what that cost: model calls made outside a run
+                    # are visible here only.
+                    "reader": result.reader,
+                    "model_calls": result.model_calls,
+                    "tokens": result.tokens,
                 },
             )
 
@@ -487,6 +536,30 @@ def _judge(
             )
         )
     return assess(query, items, distinctive=profile.distinctive)
+
+
+def _from_reading(
+    reading: SpanReading, given: set[str], offline: Assessment, *, query: str
+) -> Assessment:
+    """Verdicts → an assessment. Only spans retrieval gave count; a verdict on anything else is
+    ignored. Identifiers the evidence does not name stay missing whatever the reader says.
+    Insufficient always says what is missing: when no span even partly answers and the offline
+    rule had found an answer, the question itself is."""
+    verdicts = {v.evidence_id: v for v in reading.verdicts if v.evidence_id in given}
+    answering = {e for e, v in verdicts.items() if v.verdict == "answers"}
+    partly = {e for e, v in verdicts.items() if v.verdict == "partly"}
+    missing_ids = list(offline.missing_identifiers)
+    sufficient = bool(answering) and not missing_ids
+    missing: list[str] = []
+    if not sufficient:
+        missing = missing_ids + [m for e in sorted(partly) for m in verdicts[e].missing]
+        missing = list(dict.fromkeys(missing)) or list(offline.missing) or [query.strip()]
+    return Assessment(
+        sufficient=sufficient,
+        missing=missing,
+        relevant=frozenset(answering | partly),
+        by_vector_only=frozenset(),
+    )
 
 
 def _evidence(doc: Verified, *, chunk_id: str, start: int, end: int, rank: int) -> Evidence:

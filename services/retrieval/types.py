@@ -7,6 +7,7 @@ from typing import Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from services.contracts.span_reading import SpanReading, SpanToRead
 from services.core.principals import Principal
 
 RetrievalStatus = Literal["ok", "insufficient_evidence", "source_conflict"]
@@ -76,6 +77,11 @@ class RetrievalResult(BaseModel):
     )
     index_version: str | None = None
     timings_ms: dict[str, float] = Field(default_factory=dict)
+    reader: str = Field(
+        default="offline", description="Who judged whether the spans answer: offline or a model."
+    )
+    model_calls: int = 0
+    tokens: int = 0
 
 
 class Retriever(Protocol):
@@ -92,3 +98,13 @@ class Retriever(Protocol):
     def units(
         self, principal: Principal, document_id: str, version: int, *, as_of: date | None = None
     ) -> list[Evidence]: ...
+
+
+class SpanReader(Protocol):
+    """Judges whether retrieved spans answer a query (span-reading@1). A model reader raises a
+    MemdeskError when it cannot answer (unreachable, rate-limited, unusable output); retrieval
+    then keeps the offline judgement and says so (`reader`)."""
+
+    name: str
+
+    def read(self, query: str, spans: list[SpanToRead]) -> SpanReading: ...

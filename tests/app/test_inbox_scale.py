@@ -8,7 +8,7 @@ from sqlalchemy import insert
 
 from app_pages import _session
 from services.db.models import TaskRow
-from tests.app.conftest import links, logged_in, texts
+from tests.app.conftest import links, logged_in, texts, visit
 
 EXTRA = 10_000
 
@@ -107,3 +107,60 @@ def test_rows_name_customer_and_part_and_the_counts_follow_the_search(shared_hom
     counts = next(line for line in narrowed.splitlines() if "件任務 tasks" in line)
     assert sum(int(part.rsplit(" ", 1)[1]) for part in counts.split(" · ")[2:]) == 2
     assert counts != next(line for line in everything.splitlines() if "件任務 tasks" in line)
+
+
+def add_dated(task_id: str, due: object, *, status: str = "waiting_input") -> None:
+    confirmed: dict[str, object] = {"customer_id": "C-ACME", "part_number": f"PN-{task_id}"}
+    if due is not None:
+        confirmed["due_date"] = due
+    at = datetime(2031, 1, 1, tzinfo=UTC)  # newest, so on the first page
+    with _session.services().db.write() as session:
+        session.execute(
+            insert(TaskRow),
+            [
+                {
+                    "tenant_id": "A",
+                    "task_id": task_id,
+                    "revision": 1,
+                    "status": status,
+                    "confirmed": confirmed,
+                    "pending": [],
+                    "next_step": None,
+                    "evidence_ids": [],
+                    "conflicts": [],
+                    "created_by": "a.sales",
+                    "created_at": at,
+                    "updated_at": at,
+                    "legal_hold": False,
+                    "customer_id": "C-ACME",
+                }
+            ],
+        )
+
+
+def when_cell(at, task_id: str) -> str:
+    """The row's due / last-activity cell (the seventh, after task id and five more)."""
+    row = next(i for i, m in enumerate(at.markdown) if m.value == _escaped(task_id))
+    return at.markdown[row + 6].value
+
+
+def _escaped(task_id: str) -> str:
+    return task_id.replace("-", "\\-")
+
+
+def test_a_confirmed_due_date_shows_as_due_and_overdue_otherwise_last_activity(home):
+    add_dated("D-LATE", "2020-03-01")
+    add_dated("D-SOON", "2999-03-01")
+    add_dated("D-DONE", "2020-03-01", status="completed")
+    add_dated("D-WORDS", "月底前 end of month")
+    add_dated("D-NONE", None)
+    at = logged_in("a.sales")
+    assert "到期／最後活動 Due / last activity" in texts(at)
+    assert when_cell(at, "D-LATE") == "到期 Due **2020-03-01** :red-badge[逾期 Overdue]"
+    assert when_cell(at, "D-SOON") == "到期 Due **2999-03-01**"
+    assert when_cell(at, "D-DONE") == "到期 Due **2020-03-01**"  # done: nothing is overdue
+    assert when_cell(at, "D-WORDS").startswith("到期 Due **月底前 end of month")
+    assert when_cell(at, "D-NONE") == "活動 Activity 2031-01-01 00:00"
+    # On the task page the field reads in both languages.
+    visit(at, "task", id="D-LATE")
+    assert "**到期日 due date** = 2020\\-03\\-01" in texts(at)

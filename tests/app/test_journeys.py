@@ -9,10 +9,10 @@ from streamlit.testing.v1 import AppTest
 
 from app_pages import _session, _ui
 from services import bootstrap
+from services.agents.supplements import MAX_SUPPLEMENT_CHARS
 from services.approvals.handover import EngineeringResult
 from services.bootstrap import Services
 from services.core.errors import ConfirmedFieldConflict, InvalidInput
-from services.desk.service import MAX_SUPPLEMENT_CHARS
 from tests.app.conftest import follow, links, logged_in, plain, texts, visit
 
 SUPPLEMENT = "客戶確認需要特殊檢驗，請接著處理。"
@@ -75,6 +75,9 @@ def test_q42_journey_from_inbox_to_a_completed_task(home):
     assert any(step.startswith("檢索 Retrieval — ") for step in steps)  # labelled steps
     page = texts(at)
     assert ":orange-badge[待核准 Awaiting approval] · 版次 revision" in page
+    # The supplement confirmed a yes/no requirement: shown as yes, never as a Python value.
+    assert "**特殊檢驗 special inspection** = 是 Yes :green-badge[已確認 confirmed]" in page
+    assert "True" not in plain(at)
     assert "等待工程確認 6/6 項 Waiting for engineering: 6 of 6 items open" in plain(at)
     assert "草稿 1 Draft 1" in " ".join(s.value for s in at.subheader)
     assert ":blue-badge[等待前置項目 Waiting]" in page  # the draft waits for engineering
@@ -122,7 +125,7 @@ def test_q42_journey_from_inbox_to_a_completed_task(home):
     assert "ready_for_review" not in page
     assert "決定 Decision draft" in page and "依 SOP v2，工程已確認。" in page
     assert SUPPLEMENT in page  # the whole supplement on the timeline
-    assert "extra_working_days: 3" in page
+    assert "額外工作天 Extra working days: 3" in page and "extra_working_days" not in page
 
 
 def test_an_engineer_works_from_their_own_queue_with_a_structured_result(home):
@@ -308,7 +311,7 @@ def test_a_confirmed_field_conflict_is_settled_on_the_conflicts_page(home):
         )
     at = logged_in("a.sales")
     at.switch_page("app_pages/conflicts.py").run()
-    assert "已確認 1200 ↔ 新值 1500" in texts(at)
+    assert "已確認 confirmed 1200 ↔ 新值 proposed 1500" in texts(at)
     at.radio(key="conflicts.Q42.field.quantity.choice").set_value("採用新值 Take the new value")
     at.text_area(key="conflicts.Q42.field.quantity.reason").input("客戶來信改為 1500 件")
     [submit] = [b for b in at.button if b.label == "記錄決定 Record decision"]
@@ -323,6 +326,30 @@ def test_a_confirmed_field_conflict_is_settled_on_the_conflicts_page(home):
         False,
     )
     assert "目前沒有待處理的衝突" in texts(at)
+
+
+def test_a_yes_no_conflict_reads_as_yes_and_no_on_the_conflicts_page_and_timeline(home):
+    sales = services().directory.principal("a.sales")
+    state = services().tasks.get(sales, "Q42").state
+    state = (
+        services()
+        .tasks.update(
+            sales, "Q42", expected_revision=state.revision, confirm={"special_inspection": True}
+        )
+        .state
+    )
+    with pytest.raises(ConfirmedFieldConflict):
+        services().tasks.update(
+            sales, "Q42", expected_revision=state.revision, confirm={"special_inspection": False}
+        )
+    at = logged_in("a.sales")
+    visit(at, "conflicts", task="Q42")
+    assert "特殊檢驗 special inspection: 已確認 confirmed 是 Yes ↔ 新值 proposed 否 No" in plain(at)
+    visit(at, "task", id="Q42")
+    page = plain(at)
+    assert "**特殊檢驗 special inspection** = 是 Yes" in page
+    assert "特殊檢驗 special inspection: 已確認 confirmed 是 Yes ↔ 新值 proposed 否 No" in page
+    assert "True" not in page and "False" not in page
 
 
 def test_the_console_and_cli_share_one_service_root_per_store(home):

@@ -172,7 +172,7 @@ def test_an_engineer_works_their_own_queue_from_a_shared_link(
     group.get_by_role("link", name="開啟任務 Open task Q49").click()
     expect(main(page).get_by_role("heading", name="任務 Q49")).to_be_visible()
     timeline = page.locator(key("task.timeline"))
-    expect(timeline).to_contain_text("extra_working_days: 3")
+    expect(timeline).to_contain_text("額外工作天 Extra working days: 3")
     expect(timeline).to_contain_text("CMM 全尺寸檢測")
     page.get_by_role("link", name="前往工程確認 Go to engineering").click()
     expect(main(page).get_by_role("heading", name="工程確認 Engineering queue")).to_be_visible()

@@ -98,3 +98,10 @@ def test_any_text_re_slices_and_never_splits_a_character(body: str) -> None:
 
 def _attaches(ch: str) -> bool:
     return unicodedata.combining(ch) != 0 or ch in "\u200d\ufe0f"
+
+
+def test_a_mark_after_sentence_punctuation_stays_with_it() -> None:
+    body = "0" * 39 + "!\u0301"  # the sentence is longer than a chunk by its mark
+    for chunk in chunk_text(body, max_chars=40):
+        assert chunk.end == len(body) or not _attaches(body[chunk.end])
+        assert not _attaches(body[chunk.start])

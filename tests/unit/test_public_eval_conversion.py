@@ -160,7 +160,9 @@ def test_split_metrics_count_a_leaked_passage_and_wrong_statuses():
     assert misses["split_unanswerable_wrong_status"] == ["b"]
 
 
-@pytest.mark.parametrize("name", ["freight", "pharma", "distributor"])
+@pytest.mark.parametrize(
+    "name", ["freight", "pharma", "distributor", "chatlog", "hrlegal", "museum"]
+)
 def test_each_blind_dataset_validates_as_corpus_and_golden(name):
     corpus = json.loads((BLIND / name / f"{name}-corpus.json").read_text(encoding="utf-8"))
     golden = json.loads((BLIND / name / f"{name}.golden.json").read_text(encoding="utf-8"))
