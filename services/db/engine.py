@@ -116,6 +116,23 @@ def _tune_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+# Rows ANALYZE samples per index on SQLite: enough for the planner to see that most versions of
+# a tenant are approved (so re-verification reads documents by key, not the eligibility index),
+# cheap enough to run after every index sync.
+ANALYSIS_LIMIT = 1000
+_PLANNED_TABLES = ("document_versions", "document_acl", "index_chunks")
+
+
+def refresh_statistics(engine: Engine) -> None:
+    """Give SQLite's query planner the tables' statistics (PostgreSQL keeps its own)."""
+    if engine.dialect.name != "sqlite":
+        return
+    with engine.begin() as connection:
+        connection.exec_driver_sql(f"PRAGMA analysis_limit={ANALYSIS_LIMIT}")
+        for table in _PLANNED_TABLES:
+            connection.exec_driver_sql(f"ANALYZE {table}")
+
+
 class Database:
     """Owns the engine and hands out units of work (one transaction each)."""
 
