@@ -15,10 +15,10 @@ from services.approvals.flow import ApprovalFlow
 from services.approvals.store import ApprovalService
 from services.core.clock import Clock, IdGenerator, SystemClock, UuidIds
 from services.core.errors import InvalidInput
-from services.db.engine import Database, make_engine
+from services.db.engine import Database, make_engine, read_only_store
 from services.db.migrate import upgrade
 from services.desk.service import Desk
-from services.memory.bank import MemoryBank
+from services.memory.bank import Extractor, MemoryBank
 from services.memory.wiring import build_memory_bank
 from services.publishing.candidates import CandidateService
 from services.publishing.citations import CitationChecker
@@ -81,6 +81,7 @@ def build(
     vector_store: VectorStore | None = None,
     embedder: Embedder | None = None,
     genai_client: Any | None = None,
+    memory_extractor: Extractor | None = None,
     span_reader: SpanReader | None = None,
 ) -> Services:
     settings = settings or Settings()
@@ -112,6 +113,15 @@ def build(
     )
     directory = Directory(db=db, clock=clock)
     approvals = ApprovalService(db=db, clock=clock)
+    memories = build_memory_bank(
+        settings,
+        db=db,
+        clock=clock,
+        ids=ids,
+        embedder=index.embedder,
+        genai_client=genai_client,
+        extractor=memory_extractor,
+    )
     agents = build_agents(
         settings,
         db=db,
@@ -123,9 +133,7 @@ def build(
         approvals=approvals,
         retriever=retrieval,
         genai_client=genai_client,
-    )
-    memories = build_memory_bank(
-        settings, db=db, clock=clock, ids=ids, embedder=index.embedder, genai_client=genai_client
+        memories=memories,
     )
     candidates = CandidateService(
         db=db, clock=clock, ids=ids, knowledge=knowledge, memory_quotes=memories
@@ -180,6 +188,7 @@ def build(
             clock=clock,
             citations=citations,
             resumer=agents.resumer,
+            memories=memories,
         ),
         memories=memories,
     )
@@ -213,6 +222,8 @@ def _session_secret(settings: Settings) -> bytes:
 def initialise(services: Services) -> None:
     """Create the data directory and bring the schema to the latest migration."""
     services.settings.resolved_home.mkdir(parents=True, exist_ok=True)
+    if services.db.read_only is not None:  # only writers initialise: refuse before migrating
+        raise read_only_store(services.db.read_only)
     upgrade(services.db.engine)
 
 
