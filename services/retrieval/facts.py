@@ -225,6 +225,21 @@ def _number(raw: str) -> str:
     return str(int(number)) if number.is_integer() else repr(number)
 
 
+CURRENCY_UNITS = frozenset(_CURRENCIES.values()) | {"TWD", "USD", "EUR", "CNY"}
+
+
+def quantities(text: str) -> list[tuple[str, str]]:
+    """(value, canonical unit) of every quantity in `text` that has a unit, wherever it stands
+    in its clause (dates and the digits inside identifiers are not quantities)."""
+    norm, _ = aligned_normalize(text)
+    found = []
+    for match in _FACT.finditer(_mask(norm)):
+        unit = _CURRENCIES.get(match.group("cur") or "") or _UNITS.get(match.group("unit") or "")
+        if unit is not None:
+            found.append((_value(match), unit))
+    return found
+
+
 def quantity_units(text: str) -> frozenset[str]:
     """Every canonical unit a quantity in `text` is stated in, plus "date" for calendar dates."""
     norm, _ = aligned_normalize(text)
