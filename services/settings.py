@@ -55,6 +55,12 @@ class Settings(BaseSettings):
         default=90, description="Default when the tenant has no policy of its own."
     )
     retrieval_k: int = 5
+    retrieval_cache_mb: int = Field(
+        default=1024,
+        ge=1,
+        description="Ceiling of every retrieval cache together (tenant blocks, views, rankings, "
+        "chunk lists, query vectors); least recently used tenant blocks are dropped past it.",
+    )
     demo_corpus: Path = REPO_ROOT / "data" / "demo-corpus.json"
     # Runs and agents (services/agents): bounded work, per-tenant limits.
     run_max_attempts: int = Field(default=3, ge=1, le=3, description="Attempts per run in total.")

@@ -10,6 +10,11 @@
   still re-verified against SQL;
 * query embeddings depend on the model and the text only.
 
+Memory has a ceiling (`budget_bytes`, MEMDESK_RETRIEVAL_CACHE_MB): every entry above counts its
+bytes, and when they add up to more, whole tenant blocks are dropped least recently used first,
+with the views, rankings and chunk list of that tenant; the next query of the tenant fetches
+and indexes them again. A tenant block larger than the ceiling on its own is still served.
+
 Eligibility itself is never cached. Purging a document evicts every entry that mentions it, and
 `mentions()` lets the purge check prove nothing is left.
 """
@@ -17,33 +22,55 @@ Eligibility itself is never cached. Purging a document evicts every entry that m
 from __future__ import annotations
 
 import hashlib
-import logging
+import math
+import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, TypeVar, overload
 
-import bm25s
 import numpy as np
 import numpy.typing as npt
 
 from services.language import tokens as text_analysis
 from services.retrieval.embedders import Vectors
+from services.retrieval.lexicon import Lexicon, RowUnits
 
-# bm25s sets its own logger to DEBUG on import and logs every index build: that floods logs
-# (and pytest's captured output) with nothing a person needs.
-logging.getLogger("bm25s").setLevel(logging.WARNING)
+# BM25 as bm25s computes it with its defaults (method "lucene"): the scores below are those of
+# `bm25s.BM25().index(...)` over exactly the view's chunks, read from the block's postings
+# instead of a fresh index per eligible set (tests/unit/test_ranking_equivalence.py).
+BM25_K1 = 1.5
+BM25_B = 0.75
+# Estimated bytes of cache entries that are Python objects rather than arrays.
+_POINTER = 8
+_DICT_ENTRY = 104
+_CHUNK_ROW_BYTES = 480
+_CANDIDATE_BYTES = 120
+# Rankings and query vectors together keep at most this fraction of the ceiling (1/8 each).
+RECOMPUTABLE_SHARE = 8
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
 
 
 class Lru(Generic[K, V]):
-    def __init__(self, capacity: int) -> None:
+    """Least recently used first out, past `capacity` entries or past `max_weight` as `weigh`
+    counts them."""
+
+    def __init__(
+        self,
+        capacity: int,
+        *,
+        weigh: Callable[[V], int] | None = None,
+        max_weight: int | None = None,
+    ) -> None:
         self._capacity = capacity
         self._items: OrderedDict[K, V] = OrderedDict()
         self._lock = threading.Lock()
+        self._weigh = weigh
+        self.max_weight = max_weight
+        self.weight = 0
 
     def get(self, key: K) -> V | None:
         with self._lock:
@@ -54,17 +81,27 @@ class Lru(Generic[K, V]):
 
     def put(self, key: K, value: V) -> None:
         with self._lock:
+            if key in self._items:
+                self._forget(key)
             self._items[key] = value
-            self._items.move_to_end(key)
-            while len(self._items) > self._capacity:
-                self._items.popitem(last=False)
+            self.weight += self._weight_of(value)
+            while len(self._items) > self._capacity or (
+                self.max_weight is not None and self.weight > self.max_weight and self._items
+            ):
+                self._forget(next(iter(self._items)))
 
     def evict_where(self, predicate: Callable[[K, V], bool]) -> int:
         with self._lock:
             doomed = [key for key, value in self._items.items() if predicate(key, value)]
             for key in doomed:
-                del self._items[key]
+                self._forget(key)
             return len(doomed)
+
+    def _forget(self, key: K) -> None:
+        self.weight -= self._weight_of(self._items.pop(key))
+
+    def _weight_of(self, value: V) -> int:
+        return self._weigh(value) if self._weigh is not None else 0
 
     def items(self) -> list[tuple[K, V]]:
         with self._lock:
@@ -73,6 +110,7 @@ class Lru(Generic[K, V]):
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self.weight = 0
 
     def __len__(self) -> int:
         return len(self._items)
@@ -89,9 +127,35 @@ class Payload:
     content_hash: str  # what the vector was computed from, as Chroma's metadata says
 
 
+class _Units(Sequence[text_analysis.TextUnits]):
+    """The unit sets of a block's rows, computed when read (a set per chunk held in memory
+    would cost more than the chunk's text)."""
+
+    def __init__(self, matched: list[str]) -> None:
+        self._matched = matched
+
+    def __len__(self) -> int:
+        return len(self._matched)
+
+    @overload
+    def __getitem__(self, row: int) -> text_analysis.TextUnits: ...
+    @overload
+    def __getitem__(self, row: slice) -> list[text_analysis.TextUnits]: ...
+    def __getitem__(
+        self, row: int | slice
+    ) -> text_analysis.TextUnits | list[text_analysis.TextUnits]:
+        if isinstance(row, slice):
+            return [text_analysis.TextUnits.of(m) for m in self._matched[row]]
+        return text_analysis.TextUnits.of(self._matched[row])
+
+    def __iter__(self) -> Iterator[text_analysis.TextUnits]:
+        return (text_analysis.TextUnits.of(m) for m in self._matched)
+
+
 @dataclass
 class TenantBlock:
-    """All payloads fetched so far for one tenant in one index version, as one matrix."""
+    """All payloads fetched so far for one tenant in one index version, as one matrix, with the
+    inverted indexes of their texts (services/retrieval/lexicon.py)."""
 
     dimension: int
     ids: list[str] = field(default_factory=list)
@@ -100,13 +164,27 @@ class TenantBlock:
     titles: list[str] = field(default_factory=list)
     hashes: list[str] = field(default_factory=list)
     matched: list[str] = field(default_factory=list)  # normalised title + text for exact matching
-    units: list[text_analysis.TextUnits] = field(default_factory=list)
     matrix: Vectors = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
+    lexicon: Lexicon = field(default_factory=Lexicon)
+    object_bytes: int = 0  # the strings and list slots of its rows
+
+    @property
+    def units(self) -> _Units:
+        return _Units(self.matched)
+
+    def unit_set(self, row: int) -> RowUnits:
+        """`unit in block.units[row]`, answered from the index without building the set."""
+        return self.lexicon.units(row, self.matched[row])
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.matrix.nbytes) + self.lexicon.nbytes + self.object_bytes
 
     def add(self, payloads: Sequence[Payload]) -> None:
         fresh = [p for p in payloads if p.chunk_id not in self.row_of]
         if not fresh:
             return
+        matched: list[str] = []
         for payload in fresh:
             self.row_of[payload.chunk_id] = len(self.ids)
             self.ids.append(payload.chunk_id)
@@ -115,7 +193,10 @@ class TenantBlock:
             self.hashes.append(payload.content_hash)
             normalized = text_analysis.normalize(f"{payload.title}\n{payload.text}")
             self.matched.append(normalized)
-            self.units.append(text_analysis.TextUnits.of(normalized))
+            matched.append(normalized)
+            self.object_bytes += _row_bytes(payload, normalized)
+        # BM25 tokens of title + text, as the views were indexed with (tokens_of).
+        self.lexicon.add(matched, [text_analysis.tokens(f"{p.title}\n{p.text}") for p in fresh])
         rows = np.vstack([p.vector for p in fresh]).astype(np.float32)
         self.matrix = rows if self.matrix.size == 0 else np.vstack([self.matrix, rows])
 
@@ -131,30 +212,85 @@ class TenantBlock:
         block.titles = [self.titles[i] for i in kept]
         block.hashes = [self.hashes[i] for i in kept]
         block.matched = [self.matched[i] for i in kept]
-        block.units = [self.units[i] for i in kept]
         block.matrix = self.matrix[kept] if kept else np.zeros((0, 0), dtype=np.float32)
+        block.lexicon = self.lexicon.subset(np.asarray(kept, dtype=np.int64))
+        block.object_bytes = self.object_bytes * len(kept) // max(1, len(self.ids))
         return block
+
+
+def _row_bytes(payload: Payload, normalized: str) -> int:
+    strings = (payload.chunk_id, payload.text, payload.title, payload.content_hash, normalized)
+    return sum(sys.getsizeof(s) for s in strings) + 6 * _POINTER + _DICT_ENTRY
 
 
 @dataclass(frozen=True)
 class LexicalView:
-    """A principal's eligible chunks inside a tenant block, with a BM25 index over exactly them."""
+    """A principal's eligible chunks inside a tenant block, with BM25 over exactly them."""
 
     fingerprint: str
     rows: npt.NDArray[np.int64]
     chunk_ids: tuple[str, ...]
-    bm25: Any  # bm25s.BM25, or None when there is nothing to index
+    positions: npt.NDArray[np.int32]  # block row → its position in `rows`, -1 when not in it
+    lexicon: Lexicon
+    average_length: float  # mean BM25 length of the view's chunks (bm25s: avg_doc_len)
+
+    @classmethod
+    def of(cls, fingerprint: str, block: TenantBlock, rows: npt.NDArray[np.int64]) -> LexicalView:
+        positions = np.full(len(block.ids), -1, dtype=np.int32)
+        positions[rows] = np.arange(len(rows), dtype=np.int32)
+        average = block.lexicon.lengths[rows].mean() if len(rows) else 0.0
+        return cls(
+            fingerprint=fingerprint,
+            rows=rows,
+            chunk_ids=tuple(block.ids[int(r)] for r in rows),
+            positions=positions,
+            lexicon=block.lexicon,
+            average_length=average,
+        )
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.rows.nbytes + self.positions.nbytes) + _POINTER * len(self.chunk_ids)
+
+    def position_of(self, block_rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """Positions in the view of those `block_rows` it holds, in the order given."""
+        inside = block_rows[block_rows < len(self.positions)]
+        found = self.positions[inside]
+        return found[found >= 0].astype(np.int64)
 
     def document_frequency(self, token: str) -> int:
         """How many of the view's chunks contain `token` (a BM25 token: CJK n-gram, word)."""
-        if self.bm25 is None:
-            return 0
-        return int(np.count_nonzero(self.bm25_scores([token])))
+        return len(self.position_of(self.lexicon.term(token)[0]))
 
     def bm25_scores(self, query_tokens: list[str]) -> npt.NDArray[np.float64]:
-        if self.bm25 is None or not query_tokens:
-            return np.zeros(len(self.rows))
-        return np.asarray(self.bm25.get_scores(query_tokens), dtype=np.float64)[: len(self.rows)]
+        scores = np.zeros(len(self.rows), dtype=np.float32)
+        if len(self.rows) == 0 or not query_tokens:
+            return scores.astype(np.float64)
+        by_term: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]] = {}
+        for token in query_tokens:  # a repeated query token counts again, as in bm25s
+            if token not in by_term:
+                by_term[token] = self._term_scores(token)
+            positions, values = by_term[token]
+            scores[positions] += values  # float32 sums in query order, as bm25s adds them
+        return scores.astype(np.float64)
+
+    def _term_scores(self, token: str) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float32]]:
+        """Each containing chunk's BM25 weight for one term, in bm25s's arithmetic (lucene
+        idf in float32, term-frequency saturation in float64, stored as float32)."""
+        rows, counts = self.lexicon.term(token)
+        inside = rows < len(self.positions)
+        rows, counts = rows[inside], counts[inside]
+        found = self.positions[rows]
+        mine = found >= 0
+        positions = found[mine].astype(np.int64)
+        if len(positions) == 0:
+            return positions, np.zeros(0, dtype=np.float32)
+        n, df = len(self.rows), len(positions)
+        idf = np.float32(math.log(1 + (n - df + 0.5) / (df + 0.5)))
+        tf = counts[mine].astype(np.float32)
+        lengths = self.lexicon.lengths[rows[mine]]
+        saturation = tf / (BM25_K1 * ((1 - BM25_B) + BM25_B * lengths / self.average_length) + tf)
+        return positions, (idf * saturation).astype(np.float32)
 
 
 def fingerprint(parts: Iterable[str]) -> str:
@@ -173,13 +309,25 @@ class RetrievalCaches:
         views: int = 512,
         rankings: int = 4096,
         chunk_tables: int = 1024,
+        budget_bytes: int | None = None,
     ) -> None:
-        self.query_vectors: Lru[tuple[str, str], Vectors] = Lru(query_vectors)
-        self.views: Lru[tuple[str, str, str], LexicalView] = Lru(views)
-        self.rankings: Lru[tuple[str, str, str, int], tuple[Any, ...]] = Lru(rankings)
+        # Cheap to recompute: under a ceiling they keep at most a small share of it, so a
+        # tenant's block is never dropped to make room for old rankings.
+        share = budget_bytes // RECOMPUTABLE_SHARE if budget_bytes is not None else None
+        self.query_vectors: Lru[tuple[str, str], Vectors] = Lru(
+            query_vectors, weigh=lambda v: int(v.nbytes), max_weight=share
+        )
+        self.views: Lru[tuple[str, str, str], LexicalView] = Lru(views, weigh=lambda v: v.nbytes)
+        self.rankings: Lru[tuple[str, str, str, int], tuple[Any, ...]] = Lru(
+            rankings, weigh=lambda r: _CANDIDATE_BYTES * len(r), max_weight=share
+        )
         # (index version, tenant) → ChunkTable, valid while its generation matches SQL's.
-        self.chunk_tables: Lru[tuple[str, str], Any] = Lru(chunk_tables)
-        self._blocks: dict[tuple[str, str], TenantBlock] = {}
+        self.chunk_tables: Lru[tuple[str, str], Any] = Lru(
+            chunk_tables, weigh=lambda t: _CHUNK_ROW_BYTES * len(t.rows)
+        )
+        self.budget_bytes = budget_bytes
+        self.evicted_blocks = 0
+        self._blocks: OrderedDict[tuple[str, str], TenantBlock] = OrderedDict()
         self._lock = threading.RLock()
 
     # ---- tenant blocks ---------------------------------------------------------------------
@@ -195,30 +343,64 @@ class RetrievalCaches:
         """The tenant's block holding at least `chunk_ids`; missing payloads are fetched once."""
         key = (index_version, tenant_id)
         with self._lock:
-            block = self._blocks.setdefault(key, TenantBlock(dimension=dimension))
-            missing = [c for c in chunk_ids if c not in block.row_of]
+            block = self._blocks.get(key)
+            if block is None:
+                block = self._blocks[key] = TenantBlock(dimension=dimension)
+            self._blocks.move_to_end(key)
+            row_of = block.row_of
+            missing = [c for c in chunk_ids if c not in row_of]
             if missing:
                 block.add(fetch(missing))
+                self.enforce_budget(keep=key)
             return block
 
     def view(
         self, index_version: str, tenant_id: str, block: TenantBlock, chunk_ids: Sequence[str]
     ) -> LexicalView:
-        present = [c for c in chunk_ids if c in block.row_of]
+        row_of = block.row_of
+        present = [c for c in chunk_ids if c in row_of]
         key = (index_version, tenant_id, fingerprint(present))
         cached = self.views.get(key)
         if cached is not None:
             return cached
-        rows = np.array([block.row_of[c] for c in present], dtype=np.int64)
-        retriever = None
-        if present:
-            retriever = bm25s.BM25()
-            # Tokens are derived here rather than kept per chunk: as lists of short strings they
-            # would be the largest thing in the cache, and a view is built once per eligible set.
-            retriever.index([block.tokens_of(int(r)) or [""] for r in rows], show_progress=False)
-        view = LexicalView(fingerprint=key[2], rows=rows, chunk_ids=tuple(present), bm25=retriever)
+        rows = np.array([row_of[c] for c in present], dtype=np.int64)
+        view = LexicalView.of(key[2], block, rows)
         self.views.put(key, view)
+        self.enforce_budget(keep=(index_version, tenant_id))
         return view
+
+    # ---- the memory ceiling ----------------------------------------------------------------
+    def nbytes(self) -> int:
+        """What every retrieval cache holds together, estimated from its arrays and objects."""
+        with self._lock:
+            blocks = sum(block.nbytes for block in self._blocks.values())
+        others = (self.views, self.rankings, self.chunk_tables, self.query_vectors)
+        return blocks + sum(cache.weight for cache in others)
+
+    def enforce_budget(self, *, keep: tuple[str, str] | None = None) -> int:
+        """Drop least recently used tenant blocks (never `keep`) until the caches fit."""
+        if self.budget_bytes is None:
+            return 0
+        dropped = 0
+        with self._lock:
+            while self.nbytes() > self.budget_bytes:
+                victim = next((k for k in self._blocks if k != keep), None)
+                if victim is None:
+                    break  # one tenant larger than the ceiling is still served
+                self._drop_tenant(victim)
+                dropped += 1
+        self.evicted_blocks += dropped
+        return dropped
+
+    def _drop_tenant(self, key: tuple[str, str]) -> None:
+        index_version, tenant_id = key
+        del self._blocks[key]
+        prefix = f"{tenant_id}/"  # chunk ids are tenant/DOC@V#N
+        self.views.evict_where(lambda k, _v: (k[0], k[1]) == key)
+        self.rankings.evict_where(
+            lambda k, v: k[0] == index_version and any(_chunk_of(e).startswith(prefix) for e in v)
+        )
+        self.chunk_tables.evict_where(lambda k, _v: k == key)
 
     def query_vector(self, model: str, query: str, embed: Callable[[str], Vectors]) -> Vectors:
         key = (model, query)

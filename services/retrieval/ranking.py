@@ -1,4 +1,12 @@
-"""Hybrid ranking over a principal's eligible chunks: exact identifiers + BM25 + vectors, fused."""
+"""Hybrid ranking over a principal's eligible chunks: exact identifiers + BM25 + vectors, fused.
+
+The lexical signals read the tenant block's inverted indexes (services/retrieval/lexicon.py):
+a query tests only the rows that can hold its identifiers, quantities and terms, and fusion
+touches only the candidates of the three lists. The vector stage is the exact product over the
+block's matrix. The result is that of a scan over every eligible chunk
+(tests/support/reference_ranking.py keeps that scan; tests/unit/test_ranking_equivalence.py
+compares the two).
+"""
 
 from __future__ import annotations
 
@@ -10,15 +18,17 @@ import numpy as np
 import numpy.typing as npt
 
 from services.language import tokens as text_analysis
+from services.retrieval import answerability
 from services.retrieval.caches import LexicalView, TenantBlock
 from services.retrieval.embedders import Vectors
+from services.retrieval.lexicon import compact
 
 RRF_K = 60  # the constant from Cormack et al.; it damps the weight of top ranks
 LIST_DEPTH = 100  # how deep each signal's list enters the fusion
 _QUANTITY = re.compile(r"[±≤≥]?\s*\d+(?:\.\d+)?\s*(?:[a-zµμ%°]+|[\u4e00-\u9fff])")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
     """One fused hit. Ranks are 1-based positions in each signal's list (None: not in it)."""
 
@@ -64,8 +74,8 @@ def rank(
     if len(rows) == 0:
         return []
     bm25 = view.bm25_scores(query.tokens)
-    keyword = _keyword_scores(query, block, rows)
-    vector: npt.NDArray[np.float64] = (block.matrix[rows] @ query_vector).astype(np.float64)
+    keyword, idents = _exact_hits(query, block, view)
+    vector = vector_scores(query_vector, block, view)
     keyword_ranks = _ranks(keyword, tiebreak=bm25, positive_only=True)
     bm25_ranks = _ranks(bm25, tiebreak=vector, positive_only=True)
     vector_ranks = _ranks(vector, tiebreak=bm25, positive_only=False)
@@ -80,9 +90,8 @@ def rank(
     for position, rank_ in bm25_ranks.items():
         weight = _coverage(terms, block, int(rows[position]))
         fused[position] = fused.get(position, 0.0) + weight / (RRF_K + rank_)
-    idents = _identifier_hits(query, block, rows)
     spread = float(vector.std())
-    z = (vector - float(vector.mean())) / spread if spread > 0 else np.zeros(len(rows))
+    mean = float(vector.mean())
     candidates = [
         Candidate(
             chunk_id=block.ids[int(rows[p])],
@@ -92,7 +101,7 @@ def rank(
             bm25_rank=bm25_ranks.get(p),
             vector_rank=vector_ranks.get(p),
             identifiers_matched=int(idents[p]),
-            vector_z=round(float(z[p]), 4),
+            vector_z=round(float((vector[p] - mean) / spread), 4) if spread > 0 else 0.0,
         )
         for p, score in fused.items()
     ]
@@ -102,11 +111,30 @@ def rank(
     return candidates
 
 
+def vector_scores(
+    query_vector: Vectors, block: TenantBlock, view: LexicalView
+) -> npt.NDArray[np.float64]:
+    """Cosine similarity (unit vectors) of every eligible chunk: one product over the block's
+    matrix, read at the view's rows (no copy of the eligible rows' vectors per query)."""
+    product = block.matrix[: len(view.positions)] @ query_vector
+    return product[view.rows].astype(np.float64)
+
+
+def document_frequency(unit: str, block: TenantBlock, view: LexicalView) -> int:
+    """`answerability.document_frequency` over the view's chunks, tested only on the rows the
+    block's index says can contain `unit` (the same count: the others cannot)."""
+    candidates = block.lexicon.containing(unit)
+    rows = view.rows if candidates is None else view.rows[view.position_of(candidates)]
+    texts = [block.matched[int(r)] for r in rows]
+    units = [block.unit_set(int(r)) for r in rows]
+    return answerability.document_frequency(unit, texts, units)
+
+
 def vector_top(query_vector: Vectors, block: TenantBlock, view: LexicalView, n: int) -> list[str]:
     """The exact vector-only top n (used by the benchmark to measure recall)."""
     if len(view.rows) == 0:
         return []
-    scores = block.matrix[view.rows] @ query_vector
+    scores = vector_scores(query_vector, block, view)
     order = np.argsort(-scores, kind="stable")[:n]
     return [block.ids[int(view.rows[i])] for i in order]
 
@@ -124,38 +152,33 @@ def term_found(term: text_analysis.Term, text: str, units: Container[str]) -> bo
 def _coverage(terms: list[text_analysis.Term], block: TenantBlock, row: int) -> float:
     if not terms:
         return 1.0
-    text, units = block.matched[row], block.units[row]
+    text, units = block.matched[row], block.unit_set(row)
     return sum(term_found(t, text, units) for t in terms) / len(terms)
 
 
-def _keyword_scores(
-    query: QueryAnalysis, block: TenantBlock, rows: npt.NDArray[np.int64]
-) -> npt.NDArray[np.float64]:
-    """Exact matches of identifiers (whole tokens) and of quantities with units (15 日, 0.01 mm)."""
-    scores = np.zeros(len(rows))
-    if not query.identifiers and not query.quantities:
-        return scores
-    for position, row in enumerate(rows):
-        text = block.matched[int(row)]
-        compact = None
-        hits = sum(text_analysis.contains_identifier(text, i) for i in query.identifiers)
-        if query.quantities:
-            compact = re.sub(r"\s+", "", text)
-            hits += sum(q in compact for q in query.quantities)
-        scores[position] = hits
-    return scores
-
-
-def _identifier_hits(
-    query: QueryAnalysis, block: TenantBlock, rows: npt.NDArray[np.int64]
-) -> npt.NDArray[np.int64]:
-    hits = np.zeros(len(rows), dtype=np.int64)
-    if not query.identifiers:
-        return hits
-    for position, row in enumerate(rows):
-        text = block.matched[int(row)]
-        hits[position] = sum(text_analysis.contains_identifier(text, i) for i in query.identifiers)
-    return hits
+def _exact_hits(
+    query: QueryAnalysis, block: TenantBlock, view: LexicalView
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """Per eligible chunk: exact matches of identifiers (whole tokens) and quantities with units
+    (15 日, 0.01 mm, as substrings of the text without whitespace), and of identifiers alone."""
+    keyword = np.zeros(len(view.rows))
+    idents = np.zeros(len(view.rows), dtype=np.int64)
+    for ident in query.identifiers:
+        for position in view.position_of(block.lexicon.with_identifier(ident)):
+            if text_analysis.contains_identifier(block.matched[int(view.rows[position])], ident):
+                keyword[position] += 1
+                idents[position] += 1
+    compacted: dict[int, str] = {}
+    for quantity in query.quantities:  # a quantity the query repeats counts again
+        found = block.lexicon.with_quantity(quantity)
+        positions = range(len(view.rows)) if found is None else view.position_of(found)
+        for position in positions:
+            row = int(view.rows[position])
+            if row not in compacted:
+                compacted[row] = compact(block.matched[row])
+            if quantity in compacted[row]:
+                keyword[position] += 1
+    return keyword, idents
 
 
 def _ranks(
@@ -164,10 +187,14 @@ def _ranks(
     tiebreak: npt.NDArray[np.float64],
     positive_only: bool,
 ) -> dict[int, int]:
-    order = np.lexsort((-tiebreak, -scores))
-    ranks: dict[int, int] = {}
-    for position in order[:LIST_DEPTH]:
-        if positive_only and scores[position] <= 0:
-            break
-        ranks[int(position)] = len(ranks) + 1
-    return ranks
+    """1-based ranks of the top LIST_DEPTH positions by (score, tiebreak) descending, ties by
+    position: only the positions that can be among them are sorted."""
+    if positive_only:
+        chosen = np.flatnonzero(scores > 0)
+    elif len(scores) > LIST_DEPTH:
+        floor = np.partition(scores, len(scores) - LIST_DEPTH)[len(scores) - LIST_DEPTH]
+        chosen = np.flatnonzero(scores >= floor)  # ties at the floor included
+    else:
+        chosen = np.arange(len(scores))
+    order = chosen[np.lexsort((-tiebreak[chosen], -scores[chosen]))][:LIST_DEPTH]
+    return {int(position): n + 1 for n, position in enumerate(order)}

@@ -40,7 +40,7 @@ from services.retrieval.eligibility import (
 )
 from services.retrieval.embedders import Vectors
 from services.retrieval.index import IndexManager
-from services.retrieval.ranking import Candidate, QueryAnalysis, rank
+from services.retrieval.ranking import Candidate, QueryAnalysis, document_frequency, rank
 from services.retrieval.relevance import Assessment, Item, assess
 from services.retrieval.types import Evidence, RetrievalResult, SpanReader
 
@@ -93,10 +93,8 @@ class RetrievalService:
         candidates = self._ranked(active, view, block, analysis)
         timings["rank_ms"] = _since(started) - timings["eligible_ms"]
         vector_z = {c.chunk_id: c.vector_z for c in candidates}
-        texts = [block.matched[int(r)] for r in view.rows]
-        found = [block.units[int(r)] for r in view.rows]
         profile = answerability.profile(
-            query, lambda unit: answerability.document_frequency(unit, texts, found), len(texts)
+            query, lambda unit: document_frequency(unit, block, view), len(view.rows)
         )
         with _Verifier(self._db, principal, as_of) as verifier:
             chunks, dropped = self._verify(verifier, candidates, by_id, block, k=k)

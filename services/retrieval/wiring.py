@@ -40,7 +40,7 @@ def build_retrieval(
         ids=ids,
         embedder=GuardedEmbedder(embedder or make_embedder(settings)),
         store=RetryingStore(store, clock=clock),
-        caches=RetrievalCaches(),
+        caches=RetrievalCaches(budget_bytes=settings.retrieval_cache_mb * 2**20),
     )
     return index, RetrievalService(db=db, clock=clock, index=index)
 

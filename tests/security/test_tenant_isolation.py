@@ -410,6 +410,7 @@ SYSTEM = {
     "runs.heartbeat": "worker",
     "runs.add_event": "worker",
     "runs.record": "worker",
+    "runs.step": "worker",
     "runs.reschedule": "worker",
     "runs.finish": "worker",
     "runs.watch": "in-process progress of a run the resumer already authorised",

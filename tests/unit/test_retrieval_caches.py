@@ -43,3 +43,65 @@ def test_evicting_a_chunk_renumbers_the_block_and_drops_rankings_naming_its_rows
     again = caches.view("v1", "A", renumbered, ["A/SOP-B@1#0"])
     assert again.fingerprint == view.fingerprint
     assert caches.rankings.get(("v1", view.fingerprint, "q", 0)) is None
+
+
+def tenant_payloads(tenant: str, n: int, dimension: int = 64) -> list[Payload]:
+    rng = np.random.default_rng(abs(hash(tenant)) % 2**32)
+    return [
+        Payload(
+            chunk_id=f"{tenant}/DOC-{i}@1#0",
+            vector=rng.standard_normal(dimension).astype(np.float32),
+            text=f"標準交期 {i % 30} 日，SUS304 零件 PN-{i}-A 依檢驗程序辦理",
+            title=f"SOP {tenant}",
+            content_hash=f"h{i}",
+        )
+        for i in range(n)
+    ]
+
+
+def fill(caches: RetrievalCaches, tenant: str, n: int = 300) -> tuple[int, int]:
+    """Query-shaped use of one tenant: its block, a view, a ranking. Returns (fetches, rows)."""
+    payloads = {p.chunk_id: p for p in tenant_payloads(tenant, n)}
+    fetched: list[int] = []
+
+    def fetch(missing: list[str]) -> list[Payload]:
+        fetched.append(len(missing))
+        return [payloads[c] for c in missing]
+
+    block = caches.block("v1", tenant, list(payloads), dimension=64, fetch=fetch)
+    view = caches.view("v1", tenant, block, list(payloads))
+    caches.rankings.put(("v1", view.fingerprint, "q", 0), tuple(view.chunk_ids[:5]))
+    return sum(fetched), len(block.ids)
+
+
+def test_the_ceiling_drops_least_recently_used_tenant_blocks_and_they_are_rebuilt_on_demand():
+    one_tenant = RetrievalCaches()
+    fill(one_tenant, "T000")
+    tenant_bytes = one_tenant.nbytes()
+    caches = RetrievalCaches(budget_bytes=int(tenant_bytes * 3.5))
+    for t in range(10):  # round-robin over more tenants than fit
+        fill(caches, f"T{t:03d}")
+        assert caches.nbytes() <= caches.budget_bytes
+    assert caches.evicted_blocks == 7
+    held = sorted(tenant for _version, tenant in caches._blocks)
+    assert held == ["T007", "T008", "T009"]  # the most recently used
+    assert caches.mentions("T000/") == 0  # block, view, ranking and chunk list all went
+    # The next query of an evicted tenant fetches and indexes its chunks again, in full.
+    assert fill(caches, "T000") == (300, 300)
+    assert caches.nbytes() <= caches.budget_bytes
+    # A tenant still held is not fetched again, and using it keeps it.
+    assert fill(caches, "T009") == (0, 300)
+
+
+def test_without_a_ceiling_nothing_is_dropped():
+    caches = RetrievalCaches()
+    for t in range(6):
+        fill(caches, f"T{t:03d}")
+    assert caches.evicted_blocks == 0 and len(caches._blocks) == 6
+
+
+def test_a_tenant_larger_than_the_ceiling_is_still_served():
+    caches = RetrievalCaches(budget_bytes=1024)
+    assert fill(caches, "T000") == (300, 300)
+    assert fill(caches, "T001") == (300, 300)
+    assert [tenant for _v, tenant in caches._blocks] == ["T001"]
