@@ -39,7 +39,7 @@ for canonical, forms in {
         "business days",
         "business day",
     ],
-    "day": ["日", "天", "days", "day"],
+    "day": ["日", "天", "calendar days", "calendar day", "days", "day"],
     "hour": ["小時", "小时", "hours", "hour", "hrs", "hr", "h"],
     "minute": ["分鐘", "分钟", "minutes", "minute", "mins", "min"],
     "week": ["週", "周", "星期", "weeks", "week"],
@@ -223,6 +223,11 @@ def _value(match: re.Match[str]) -> str:
 def _number(raw: str) -> str:
     number = float(raw.replace(",", ""))
     return str(int(number)) if number.is_integer() else repr(number)
+
+
+def is_unit_word(word: str) -> bool:
+    """Whether a (normalised) word is itself a unit of measure or a currency: 公分, hour, %."""
+    return word in _UNITS or word in _CURRENCIES or f"{word}s" in _UNITS
 
 
 CURRENCY_UNITS = frozenset(_CURRENCIES.values()) | {"TWD", "USD", "EUR", "CNY"}
