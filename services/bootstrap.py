@@ -15,7 +15,7 @@ from services.approvals.flow import ApprovalFlow
 from services.approvals.store import ApprovalService
 from services.core.clock import Clock, IdGenerator, SystemClock, UuidIds
 from services.core.errors import InvalidInput
-from services.db.engine import Database, make_engine
+from services.db.engine import Database, make_engine, read_only_store
 from services.db.migrate import upgrade
 from services.desk.service import Desk
 from services.memory.bank import Extractor, MemoryBank
@@ -222,6 +222,8 @@ def _session_secret(settings: Settings) -> bytes:
 def initialise(services: Services) -> None:
     """Create the data directory and bring the schema to the latest migration."""
     services.settings.resolved_home.mkdir(parents=True, exist_ok=True)
+    if services.db.read_only is not None:  # only writers initialise: refuse before migrating
+        raise read_only_store(services.db.read_only)
     upgrade(services.db.engine)
 
 
