@@ -23,7 +23,6 @@ from services.records.audit_chain import AuditKey, entry_digest, seal_legacy_cha
 from services.settings import Settings
 from tests.support.ids import SequentialIds
 
-
 AUDIT_KEY = "the release's audit key, held outside the database"
 
 
