@@ -29,6 +29,11 @@ class Settings(BaseSettings):
     analyzer: Literal["auto", "offline", "gemini"] = Field(
         default="auto", description="auto = Gemini when an API key is set, else offline."
     )
+    span_reader: Literal["auto", "offline", "gemini"] = Field(
+        default="auto",
+        description="Who judges whether retrieved spans answer: auto = Gemini when an API key "
+        "is set, else the offline rule.",
+    )
     gemini_api_key: SecretStr | None = None
     gemini_model: str = "gemini-2.5-flash"
     gemini_embedding_model: str = "gemini-embedding-001"
@@ -42,6 +47,12 @@ class Settings(BaseSettings):
         default=None,
         description="Signs session cookies; default: a random key in MEMDESK_HOME/session.key. "
         "Consoles sharing one database must share it.",
+    )
+    audit_key: SecretStr | None = Field(
+        default=None,
+        description="Keys the audit log's hash chain (HMAC-SHA256); default: a random key in "
+        "MEMDESK_HOME/audit.key. Every process sharing one database must share it, and it "
+        "must not be kept in the database.",
     )
     session_idle_minutes: int = Field(
         default=120, ge=1, description="A session unused this long must log in again."
@@ -107,8 +118,18 @@ class Settings(BaseSettings):
         return self.resolved_home / "session.key"
 
     @property
+    def audit_key_path(self) -> Path:
+        return self.resolved_home / "audit.key"
+
+    @property
     def chroma_path(self) -> Path:
         return self.resolved_home / "chroma"
+
+    @property
+    def use_gemini_span_reader(self) -> bool:
+        if self.span_reader == "auto":
+            return self.gemini_api_key is not None
+        return self.span_reader == "gemini"
 
     @property
     def use_gemini_analyzer(self) -> bool:
