@@ -15,14 +15,15 @@ from services.approvals.flow import ApprovalFlow
 from services.approvals.store import ApprovalService
 from services.core.clock import Clock, IdGenerator, SystemClock, UuidIds
 from services.core.errors import InvalidInput
-from services.db.engine import Database, make_engine
+from services.db.engine import Database, make_engine, read_only_store
 from services.db.migrate import upgrade
 from services.desk.service import Desk
-from services.memory.bank import MemoryBank
+from services.memory.bank import Extractor, MemoryBank
 from services.memory.wiring import build_memory_bank
 from services.publishing.candidates import CandidateService
 from services.publishing.citations import CitationChecker
 from services.publishing.publisher import Publisher
+from services.records import audit_chain
 from services.records.accounts import DEMO_PASSWORD, Accounts
 from services.records.audit import AuditService
 from services.records.directory import Directory
@@ -81,6 +82,7 @@ def build(
     vector_store: VectorStore | None = None,
     embedder: Embedder | None = None,
     genai_client: Any | None = None,
+    memory_extractor: Extractor | None = None,
     span_reader: SpanReader | None = None,
 ) -> Services:
     settings = settings or Settings()
@@ -89,6 +91,7 @@ def build(
     db = Database(
         make_engine(settings.resolved_database_url, busy_timeout_ms=settings.sqlite_busy_timeout_ms)
     )
+    audit_chain.use_key(db, _audit_key_loader(settings))
     knowledge = KnowledgeStore(db=db, clock=clock)
     tasks = TaskService(
         db=db, clock=clock, default_retention_days=settings.completed_task_retention_days
@@ -112,6 +115,15 @@ def build(
     )
     directory = Directory(db=db, clock=clock)
     approvals = ApprovalService(db=db, clock=clock)
+    memories = build_memory_bank(
+        settings,
+        db=db,
+        clock=clock,
+        ids=ids,
+        embedder=index.embedder,
+        genai_client=genai_client,
+        extractor=memory_extractor,
+    )
     agents = build_agents(
         settings,
         db=db,
@@ -123,9 +135,7 @@ def build(
         approvals=approvals,
         retriever=retrieval,
         genai_client=genai_client,
-    )
-    memories = build_memory_bank(
-        settings, db=db, clock=clock, ids=ids, embedder=index.embedder, genai_client=genai_client
+        memories=memories,
     )
     candidates = CandidateService(
         db=db, clock=clock, ids=ids, knowledge=knowledge, memory_quotes=memories
@@ -180,6 +190,7 @@ def build(
             clock=clock,
             citations=citations,
             resumer=agents.resumer,
+            memories=memories,
         ),
         memories=memories,
     )
@@ -204,6 +215,26 @@ def _span_reader(settings: Settings, genai_client: Any | None) -> SpanReader | N
     return GeminiSpanReader(caller=caller, prompt=get_prompt(*SPAN_READER_PROMPT))
 
 
+def _audit_key_loader(settings: Settings) -> audit_chain.KeyLoader:
+    """The audit key from the setting, else from MEMDESK_HOME/audit.key, created on the first
+    write that needs it (a read, such as `audit verify` on a read-only store, never creates it)."""
+    loaded: list[audit_chain.AuditKey] = []
+
+    def load(create: bool) -> audit_chain.AuditKey | None:
+        if loaded:
+            return loaded[0]
+        if settings.audit_key is not None:
+            secret = settings.audit_key.get_secret_value().encode("utf-8")
+        elif settings.audit_key_path.exists() or create:
+            secret = load_or_create_secret(settings.audit_key_path)
+        else:
+            return None
+        loaded.append(audit_chain.AuditKey(secret))
+        return loaded[0]
+
+    return load
+
+
 def _session_secret(settings: Settings) -> bytes:
     if settings.session_secret is not None:
         return settings.session_secret.get_secret_value().encode("utf-8")
@@ -213,6 +244,8 @@ def _session_secret(settings: Settings) -> bytes:
 def initialise(services: Services) -> None:
     """Create the data directory and bring the schema to the latest migration."""
     services.settings.resolved_home.mkdir(parents=True, exist_ok=True)
+    if services.db.read_only is not None:  # only writers initialise: refuse before migrating
+        raise read_only_store(services.db.read_only)
     upgrade(services.db.engine)
 
 

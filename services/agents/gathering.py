@@ -154,14 +154,17 @@ class Gatherer:
         reading: SupplementReading,
         as_of: date,
         cancel_point: Callable[..., None],
+        remembered: tuple[str, ...] = (),
     ) -> Gathered:
         """`cancel_point(*events)` writes the events that are due with the run's cancel point,
-        in one transaction: each retrieval's event goes with the check before the next one."""
+        in one transaction: each retrieval's event goes with the check before the next one.
+        `remembered` are facts the Memory Bank recalled for the task: like the recorded next
+        step they raise topics to look up (context only), never evidence themselves."""
         carried, revalidated = self._revalidate(principal, run, as_of)
         pending: list[NewEvent] = [revalidated] if revalidated is not None else []
         # The task's own documents and its recorded next step say what the work is about.
         documents = self._task_documents(principal, state)
-        notes = (state.next_step,) if state.next_step else ()
+        notes = ((state.next_step,) if state.next_step else ()) + remembered
         needs = plan_needs(state, reading, run.supplement, documents, notes=notes)
         pool: dict[str, Evidence] = {}
         conflicts: list[InputConflict] = []

@@ -448,6 +448,10 @@ class RetrievalCaches:
         others = (self.views, self.rankings, self.chunk_tables, self.query_vectors)
         return blocks + sum(cache.weight for cache in others)
 
+    def cached_chunks(self) -> int:
+        with self._lock:
+            return sum(len(block.ids) for block in self._blocks.values())
+
     def enforce_budget(self, *, keep: tuple[str, str] | None = None) -> int:
         """Drop least recently used tenant blocks (never `keep`) until the caches fit."""
         if self.budget_bytes is None:
