@@ -115,6 +115,7 @@ def build(
         approvals=approvals,
         retriever=retrieval,
         genai_client=genai_client,
+        embedder=index.embedder,
     )
     memories = build_memory_bank(
         settings, db=db, clock=clock, ids=ids, embedder=index.embedder, genai_client=genai_client

@@ -103,6 +103,7 @@ def rebuild_agents(
         "directory": services.directory,
         "approvals": services.approvals,
         "retriever": services.retrieval,
+        "embedder": services.index.embedder,
     }
     return build_agents(settings or services.settings, **{**parts, **overrides})
 
