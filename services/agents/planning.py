@@ -252,6 +252,7 @@ def plan_searches(
                 source="supplement",
             )
         )
+    searches += _named_codes(state, plain, searches)
     known = {s.need.key for s in searches} | set(state.confirmed) | set(reading.answers)
     raised = " ".join([*task_documents, *notes])
     context = [key for key in glossary.topics_in(raised) if key not in known]
@@ -268,6 +269,19 @@ def plan_searches(
             )
         )
     return searches
+
+
+def _named_codes(state: TaskState, plain: list[str], searches: list[Search]) -> list[Search]:
+    """Codes the supplement names (a deviation report, a registration number) that no
+    confirmed field holds and no search already asks for: each is looked up as context, so
+    the records the person points to are read (their absence proves nothing)."""
+    held = " ".join([*map(str, state.confirmed.values()), *(s.need.query for s in searches)])
+    held = held.lower()
+    codes = dict.fromkeys(IDENTIFIER.findall(normalize(" ".join(plain))))
+    return [
+        Search(need=Need(key=code, label=code, query=code, required=False, source="supplement"))
+        for code in [code for code in codes if code.lower() not in held][:MAX_CONTEXT_NEEDS]
+    ]
 
 
 def asked_topics(

@@ -130,15 +130,37 @@ class TaskWording:
 
 
 def names(text: str, key: str) -> bool:
-    """Whether `text` names the item: a glossary phrase of it; for another field, one of the
-    words of its name (as a word, hyphens aside) or its initials written as a capitalised
-    abbreviation."""
+    """Whether `text` names the item: a glossary phrase of it; for another field, most of the
+    words of its name (as words, hyphens aside: "cut tape" names cut_tape_approval, "approval"
+    alone does not) — in a text of another script any one of them, a term of art kept in its
+    own words (CAPA in 「CAPA由QA跟踪至关闭」) —, its initials written as a capitalised
+    abbreviation, or a glossary term its name is made of (lead_time_commitment is a lead time:
+    交期 names it); an item that is itself a code (DEV-2026-0588) is named by that code."""
     if key in glossary.GLOSSARY:
         return glossary.mentions(text, key)
+    if IDENTIFIER.fullmatch(key):
+        return text_analysis.contains_identifier(text_analysis.normalize(text), key.lower())
     words = key_words(key)
-    if words & _latin_words(text):
+    shared = len(words & _latin_words(text))
+    if shared and (shared * 2 > len(words) or text_analysis.script_of(text) == "cjk"):
+        return True
+    if any(glossary.mentions(text, part) for part in glossary_parts(key)):
         return True
     return any(_abbreviation(text, initials) for initials in acronyms(key))
+
+
+def glossary_parts(key: str) -> list[str]:
+    """Glossary fields a field's name is made of: lead_time_commitment → lead_time."""
+    words = key.split("_")
+    return [
+        known
+        for known in glossary.GLOSSARY
+        if known != key and _contains_run(words, known.split("_"))
+    ]
+
+
+def _contains_run(words: list[str], run: list[str]) -> bool:
+    return any(words[at : at + len(run)] == run for at in range(len(words) - len(run) + 1))
 
 
 def key_words(key: str) -> set[str]:
