@@ -88,6 +88,10 @@ RUN_STEP: dict[str, str] = {
     "cancelled": "已取消 Cancelled",
     "dead_lettered": "交由人工 Dead-lettered",
     "finished": "結束 Finished",
+    "memories_recalled": "取用記憶 Memories recalled",
+    "memory_generated": "產生記憶 Memories generated",
+    "memory_generation_failed": "記憶產生失敗，稍後重試 Memory generation failed (retried later)",
+    "memory_generation": "記憶產生成本 Memory generation cost",
 }
 
 # Approval item kinds, roles and other small vocabularies shown on cards.

@@ -11,6 +11,7 @@ from services.contracts.task_state import TERMINAL
 from services.core.errors import MemdeskError, NotFound
 from services.core.policy import Permission, allows
 from services.desk.service import TaskView
+from services.publishing.candidates import Proposal
 
 PENDING_RUN = "task.pending_run"  # [task_id, supplement or ""] to run on this script run
 CONFIRM_EMPTY = "task.confirm_empty"  # the task id whose empty supplement asks for confirmation
@@ -148,6 +149,53 @@ def next_text(view: TaskView) -> str:
     return p.note or _labels.placeholder("no_next_step")
 
 
+def used_memories(view: TaskView) -> None:
+    """The memories the run was given as context, and the candidate flow for one of them."""
+    with st.container(border=True, key="task.memories"):
+        st.subheader("用到的記憶 Memories used")
+        st.caption(
+            "記憶是推論，只影響要詢問或提醒的事項，從不作為引用證據。Memories are inference: "
+            "they shape what is asked or flagged and are never cited as evidence."
+        )
+        for memory in view.used_memories:
+            scope = "&".join(f"{k}={v}" for k, v in sorted(memory.scope.items()))
+            changed = (
+                f" (現為 now r{memory.current_revision})"
+                if memory.current_revision != memory.revision
+                else ""
+            )
+            st.markdown(
+                f":material/psychology: **{_ui.escape(memory.fact)}** · {_ui.code(scope)} · "
+                f"r{memory.revision}{changed} · 來源 source: "
+                f"{_ui.escape(memory.source_event or '—')}"
+            )
+        labels = {f"{m.fact[:60]} ({m.memory_id})": m for m in view.used_memories}
+        with st.form("task.propose_memory"):
+            st.markdown("提議為候選知識 Propose as knowledge")
+            picked = st.selectbox("記憶 Memory", list(labels), key="task.propose_memory_pick")
+            document_id = st.text_input(
+                "目標文件 Target document id", key="task.propose_memory_document"
+            )
+            body = st.text_area("新增段落 Paragraph to add", key="task.propose_memory_body")
+            if st.form_submit_button("提議 Propose"):
+                memory = labels[picked]
+                with _ui.domain_errors():
+                    proposed = services.candidates.propose(
+                        principal,
+                        Proposal(
+                            document_id=document_id.strip(),
+                            body=body.strip() or memory.fact,
+                            append=True,
+                            origin="memory",
+                            memory_ids=[memory.memory_id],
+                        ),
+                    )
+                    st.success(
+                        f"候選 {_ui.escape(proposed.candidate_id)} 待知識負責人審核 "
+                        "waits for a knowledge owner"
+                    )
+
+
 with top:
     st.title(f"任務 {_ui.escape(state.task_id)}")
     st.markdown(
@@ -239,6 +287,8 @@ with rest:
                     icon=":material/engineering:",
                     query_params={"task": state.task_id},
                 )
+    if view.used_memories:
+        used_memories(view)
     st.subheader("時間軸 Timeline")
     with st.container(key="task.timeline"):
         for row in view.timeline:

@@ -15,10 +15,10 @@ from services.approvals.flow import ApprovalFlow
 from services.approvals.store import ApprovalService
 from services.core.clock import Clock, IdGenerator, SystemClock, UuidIds
 from services.core.errors import InvalidInput
-from services.db.engine import Database, make_engine
+from services.db.engine import Database, make_engine, read_only_store
 from services.db.migrate import upgrade
 from services.desk.service import Desk
-from services.memory.bank import MemoryBank
+from services.memory.bank import Extractor, MemoryBank
 from services.memory.wiring import build_memory_bank
 from services.publishing.candidates import CandidateService
 from services.publishing.citations import CitationChecker
@@ -34,6 +34,7 @@ from services.records.tasks import TaskService
 from services.retrieval.embedders import Embedder
 from services.retrieval.index import IndexManager
 from services.retrieval.service import RetrievalService
+from services.retrieval.types import SpanReader
 from services.retrieval.vectorstore import VectorStore
 from services.retrieval.wiring import build_retrieval, sync_hook
 from services.settings import Settings
@@ -80,6 +81,8 @@ def build(
     vector_store: VectorStore | None = None,
     embedder: Embedder | None = None,
     genai_client: Any | None = None,
+    memory_extractor: Extractor | None = None,
+    span_reader: SpanReader | None = None,
 ) -> Services:
     settings = settings or Settings()
     clock = clock or SystemClock()
@@ -92,7 +95,13 @@ def build(
         db=db, clock=clock, default_retention_days=settings.completed_task_retention_days
     )
     index, retrieval = build_retrieval(
-        settings, db=db, clock=clock, ids=ids, store=vector_store, embedder=embedder
+        settings,
+        db=db,
+        clock=clock,
+        ids=ids,
+        store=vector_store,
+        embedder=embedder,
+        reader=span_reader or _span_reader(settings, genai_client),
     )
     importer = CorpusImporter(
         db=db,
@@ -104,6 +113,15 @@ def build(
     )
     directory = Directory(db=db, clock=clock)
     approvals = ApprovalService(db=db, clock=clock)
+    memories = build_memory_bank(
+        settings,
+        db=db,
+        clock=clock,
+        ids=ids,
+        embedder=index.embedder,
+        genai_client=genai_client,
+        extractor=memory_extractor,
+    )
     agents = build_agents(
         settings,
         db=db,
@@ -115,10 +133,8 @@ def build(
         approvals=approvals,
         retriever=retrieval,
         genai_client=genai_client,
+        memories=memories,
         embedder=index.embedder,
-    )
-    memories = build_memory_bank(
-        settings, db=db, clock=clock, ids=ids, embedder=index.embedder, genai_client=genai_client
     )
     candidates = CandidateService(
         db=db, clock=clock, ids=ids, knowledge=knowledge, memory_quotes=memories
@@ -173,9 +189,29 @@ def build(
             clock=clock,
             citations=citations,
             resumer=agents.resumer,
+            memories=memories,
         ),
         memories=memories,
     )
+
+
+def _span_reader(settings: Settings, genai_client: Any | None) -> SpanReader | None:
+    """Gemini judges whether retrieved spans answer (MEMDESK_SPAN_READER; auto: when a key is
+    set); None leaves it to the offline rule."""
+    if not settings.use_gemini_span_reader:
+        return None
+    # Imported here: google.genai is heavy and only needed when Gemini is configured.
+    from services.llm.gemini import gemini_caller
+    from services.llm.prompts import SPAN_READER_PROMPT, get_prompt
+    from services.llm.span_reader import GeminiSpanReader
+
+    # A reading ends well inside the retrieval tool's deadline: a slow model falls back to the
+    # offline judgement instead of timing the whole retrieval out.
+    timeout = min(settings.model_timeout_seconds, settings.tool_timeout_seconds / 2)
+    caller = gemini_caller(
+        settings, genai_client, timeout_seconds=timeout, needed_by="MEMDESK_SPAN_READER=gemini"
+    )
+    return GeminiSpanReader(caller=caller, prompt=get_prompt(*SPAN_READER_PROMPT))
 
 
 def _session_secret(settings: Settings) -> bytes:
@@ -187,6 +223,8 @@ def _session_secret(settings: Settings) -> bytes:
 def initialise(services: Services) -> None:
     """Create the data directory and bring the schema to the latest migration."""
     services.settings.resolved_home.mkdir(parents=True, exist_ok=True)
+    if services.db.read_only is not None:  # only writers initialise: refuse before migrating
+        raise read_only_store(services.db.read_only)
     upgrade(services.db.engine)
 
 

@@ -29,6 +29,11 @@ class Settings(BaseSettings):
     analyzer: Literal["auto", "offline", "gemini"] = Field(
         default="auto", description="auto = Gemini when an API key is set, else offline."
     )
+    span_reader: Literal["auto", "offline", "gemini"] = Field(
+        default="auto",
+        description="Who judges whether retrieved spans answer: auto = Gemini when an API key "
+        "is set, else the offline rule.",
+    )
     gemini_api_key: SecretStr | None = None
     gemini_model: str = "gemini-2.5-flash"
     gemini_embedding_model: str = "gemini-embedding-001"
@@ -109,6 +114,12 @@ class Settings(BaseSettings):
     @property
     def chroma_path(self) -> Path:
         return self.resolved_home / "chroma"
+
+    @property
+    def use_gemini_span_reader(self) -> bool:
+        if self.span_reader == "auto":
+            return self.gemini_api_key is not None
+        return self.span_reader == "gemini"
 
     @property
     def use_gemini_analyzer(self) -> bool:

@@ -37,6 +37,7 @@ from services.contracts.task_state import TaskState
 from services.core.errors import MemdeskError
 from services.core.principals import Principal
 from services.language.glossary import mentions
+from services.llm.ports import ModelUsage
 from services.records.knowledge import KnowledgeStore
 from services.records.tasks import TaskService
 from services.retrieval.types import Evidence, RetrievalResult, Retriever
@@ -157,20 +158,24 @@ class Gatherer:
         reading: SupplementReading,
         as_of: date,
         cancel_point: Callable[..., None],
+        remembered: tuple[str, ...] = (),
     ) -> Gathered:
         """`cancel_point(*events)` writes the events that are due with the run's cancel point,
-        in one transaction: each retrieval's event goes with the check before the next one."""
+        in one transaction: each retrieval's event goes with the check before the next one.
+        `remembered` are facts the Memory Bank recalled for the task: like the recorded next
+        step they raise topics to look up (context only), never evidence themselves."""
         carried, revalidated = self._revalidate(principal, run, as_of)
         pending: list[NewEvent] = [revalidated] if revalidated is not None else []
         # The task's own documents and its recorded next step say what the work is about.
         documents = self._task_documents(principal, state)
-        notes = (state.next_step,) if state.next_step else ()
+        notes = ((state.next_step,) if state.next_step else ()) + remembered
         searches = plan_searches(
             state, reading, run.supplement, documents, notes=notes, similarity=self._similarity
         )
         pool: dict[str, Evidence] = {}
         conflicts: list[InputConflict] = []
         final: list[Need] = []
+        read_cost = ModelUsage()  # what a model reader of the spans cost, over every retrieval
         for search in searches:
             cancel_point(*pending)
             pending = []
@@ -204,12 +209,15 @@ class Gatherer:
                     }
                 )
             )
-            pending += [
-                _retrieval_event(need.key, tried, found, ids if found is result else None, as_of)
-                for tried, found in tries
-            ]
+            for tried, found in tries:
+                stands = ids if found is result else None
+                pending.append(_retrieval_event(need.key, tried, found, stands, as_of))
+                read_cost = _plus(read_cost, found)
         for event in pending:
             self._queue.add_event(run.run_id, event.kind, event.payload)
+        if read_cost.model_calls:
+            # On the run, so the tenant's daily token budget and `runs show` count them.
+            self._queue.record(run.run_id, usage=read_cost)
         settled = settlements(self._tasks.events(principal, state.task_id))
         if settled and conflicts:
             applied = apply(final, pool, conflicts, settled)
@@ -382,5 +390,18 @@ def _retrieval_event(
             "dropped": dict(result.dropped),
             "index_version": result.index_version,
             "as_of": as_of.isoformat(),
+            "reader": result.reader,
+            "model_calls": result.model_calls,
+            "tokens": result.tokens,
         },
+    )
+
+
+def _plus(usage: ModelUsage, result: RetrievalResult) -> ModelUsage:
+    """span-reading@1 reports a reading's tokens as one total: they are counted as input tokens
+    (the budget sums both); the run's cost_usd covers the drafting call only."""
+    return ModelUsage(
+        model_calls=usage.model_calls + result.model_calls,
+        tokens_in=usage.tokens_in + result.tokens,
+        tokens_out=usage.tokens_out,
     )

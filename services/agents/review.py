@@ -18,7 +18,7 @@ from services.agents.documents import DocumentReader, overlaps
 from services.agents.exceptions import exceptions_to, task_facts, topics, triggers
 from services.agents.planning import contradictions
 from services.contracts.decision import DecisionStatus, MemoryDecision, NextAction
-from services.contracts.memory_input import MemoryInput
+from services.contracts.memory_input import MEMORY_REF_PREFIX, MemoryInput
 from services.core.errors import MemdeskError
 from services.core.principals import Principal
 from services.language.sentences import asserted, looks_like_instruction, looks_like_link, numbers
@@ -91,6 +91,7 @@ class ReviewAgent:
                 "exceptions_respected", self._exceptions(principal, decision, data, pool, as_of)
             ),
             _check("not_inference_only", _inference(decision, pool)),
+            _check("no_memory_citations", _memories(decision, data)),
             _check("no_instructions", _instructions(decision)),
             _check("no_links", _links(decision)),
         ]
@@ -284,6 +285,22 @@ def _inference(decision: MemoryDecision, pool: dict[str, Evidence]) -> list[str]
         cited = [pool[eid] for eid in claim.evidence_ids if eid in pool]
         if cited and all(item.knowledge_class == "inference" for item in cited):
             problems.append(f"claim {index} is backed only by inference")
+    return problems
+
+
+def _memories(decision: MemoryDecision, data: MemoryInput) -> list[str]:
+    """A memory is inference handed over as context (docs/memory-bank.md §1): a claim that
+    cites one — by its reference or its bare id — is refused, whatever else it cites."""
+    recalled = {m.memory_ref: m for m in data.memories} | {m.memory_id: m for m in data.memories}
+    problems = []
+    for index, claim in enumerate(decision.claims, start=1):
+        for cited in claim.evidence_ids:
+            memory = recalled.get(cited)
+            if memory is not None or cited.startswith(MEMORY_REF_PREFIX):
+                shown = memory.memory_ref if memory is not None else cited
+                problems.append(
+                    f"claim {index} cites memory {shown}: memories are inference, never evidence"
+                )
     return problems
 
 

@@ -52,7 +52,15 @@ ACTIVE = (QUEUED, RUNNING)
 TERMINAL = (SUCCEEDED, FAILED, DEAD_LETTER, CANCELLED)
 # Run events that are also audit entries (docs/product.md §9: retrievals and model calls are
 # audited).
-_AUDITED = {"queued", "retrieval", "model_call", "cancel_requested", "dead_lettered", "finished"}
+_AUDITED = {
+    "queued",
+    "retrieval",
+    "memories_recalled",  # a retrieval from the Memory Bank
+    "model_call",
+    "cancel_requested",
+    "dead_lettered",
+    "finished",
+}
 
 
 class RunLimits(BaseModel):

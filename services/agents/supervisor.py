@@ -17,6 +17,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict
 
 from services.agents.gathering import Gathered, Gatherer
+from services.agents.memories import RunMemories
 from services.agents.planning import read_supplement
 from services.agents.ports import Analyzer, RunCancelled
 from services.agents.review import ReviewAgent, ReviewReport
@@ -25,6 +26,7 @@ from services.agents.tools import call_with_timeout
 from services.approvals.engineering import EngineeringItem
 from services.approvals.flow import ApprovalFlow
 from services.contracts.decision import DecisionStatus, MemoryDecision
+from services.contracts.memory_input import InputMemory
 from services.contracts.packets import Agent, HandoffPacket
 from services.contracts.task_state import WORKING, TaskState, TaskStatus, can_transition
 from services.core.clock import Clock, today
@@ -68,7 +70,9 @@ class Supervisor:
         prompt: PromptSpec,
         model_timeout_seconds: float,
         daily_token_budget: int,
+        memories: RunMemories | None = None,
     ) -> None:
+        self._memories = memories
         self._queue = queue
         self._tasks = tasks
         self._directory = directory
@@ -89,6 +93,12 @@ class Supervisor:
     def execute(self, run: RunView) -> RunOutcome:
         self._cancel_point(run)  # a stale claim (LeaseLost) or a cancel stops before any write
         principal = self._principal(run)
+        outcome = self._attempt(principal, run)
+        return outcome.model_copy(
+            update={"events": (*outcome.events, *self._generate_memories(principal, run))}
+        )
+
+    def _attempt(self, principal: Principal, run: RunView) -> RunOutcome:
         as_of = run.as_of or today(self._clock)
         timings: dict[str, float] = {}
         recovered = self._recover_saved(principal, run, as_of)
@@ -97,7 +107,8 @@ class Supervisor:
         started = time.perf_counter()
         state, merged = self._restore(principal, run)
         timings["restore_ms"] = _ms(started)
-        self._step(run, *merged)
+        recalled, remembered = self._recall(principal, run, state)
+        self._step(run, *merged, *remembered)
         started = time.perf_counter()
         state = self._move(principal, run, state, TaskStatus.retrieving)
         reading = read_supplement(state, run.supplement)
@@ -108,12 +119,13 @@ class Supervisor:
             reading=reading,
             as_of=as_of,
             cancel_point=lambda *events: self._step(run, *events),
+            remembered=tuple(memory.fact for memory in recalled),
         )
         timings["retrieve_ms"] = _ms(started)
         state = self._move(
             principal, run, state, TaskStatus.analyzing, relied_on=gathered.relied_on()
         )
-        data = gathered.memory_input(state)
+        data = gathered.memory_input(state).model_copy(update={"memories": recalled})
         # Each step's hand-off, what it records on the run and its cancel point are one
         # transaction (RunQueue.step): a run commits a handful of writes, not dozens.
         self._step(
@@ -167,6 +179,44 @@ class Supervisor:
         return self._finalize(
             principal, run, state, decision, report, gathered.pool, gathered.engineering_items
         )
+
+    # ---- the Memory Bank ---------------------------------------------------------------
+    def _recall(
+        self, principal: Principal, run: RunView, state: TaskState
+    ) -> tuple[list[InputMemory], tuple[NewEvent, ...]]:
+        """What the task's scopes remember (recorded with the next step; never fails the run:
+        what this run received is generated on its way out)."""
+        if self._memories is None:
+            return [], ()
+        return self._memories.recall(principal, run, state)
+
+    def _generate_memories(self, principal: Principal, run: RunView) -> tuple[NewEvent, ...]:
+        """At the end of an attempt, whatever its outcome: generate what the run received and
+        what the task still owes, the run as their source. The events (with the cost in
+        `memory_generation`) are written with the run's end; a model's usage also counts
+        towards the run (and the tenant's budget). A failure is an event, never the run's."""
+        if self._memories is None:
+            return ()
+        events, usage, spent_ms = self._memories.generate(principal, run)
+        if not events:
+            return ()
+        if usage.model_calls:
+            self._queue.record(run.run_id, usage=usage, lease=run)
+        cost = {
+            "ms": spent_ms,
+            "generations": sum(1 for e in events if e.kind == "memory_generated"),
+            "failed": sum(1 for e in events if e.kind == "memory_generation_failed"),
+            "model_calls": usage.model_calls,
+            "tokens": usage.tokens_in + usage.tokens_out,
+        }
+        return (*events, NewEvent(kind="memory_generation", payload=cost))
+
+    def catch_up_memories(self, *, limit: int = 10) -> list[dict[str, Any]]:
+        """What an idle worker does between runs: generate the oldest owed offers of any
+        tenant (each as the person whose run offered it)."""
+        if self._memories is None:
+            return []
+        return self._memories.catch_up(limit=limit)
 
     # ---- stages --------------------------------------------------------------------------
     def _restore(
@@ -386,13 +436,26 @@ class Supervisor:
     def on_dead_letter(self, run: RunView, reason: str) -> None:
         self._queue.add_event(run.run_id, "dead_lettered", {"reason": reason})
         self._settle_task(run, TaskStatus.failed, f"human takeover: {reason}")
+        self._owe_memories(run)
 
     def on_failed(self, run: RunView, reason: str) -> None:
         self._settle_task(run, TaskStatus.blocked, f"human review: {reason}")
+        self._owe_memories(run)
 
     def on_cancelled(self, run: RunView) -> None:
         self._queue.add_event(run.run_id, "cancelled", {"attempt": run.attempts})
         self._settle_task(run, TaskStatus.waiting_input, f"run {run.run_id} was cancelled")
+        self._owe_memories(run)
+
+    def _owe_memories(self, run: RunView) -> None:
+        """Best effort: a run that never reached its generation step still received its
+        events; they stay owed for the task's next run or an idle worker."""
+        if self._memories is None:
+            return
+        try:
+            self._memories.owe(self._principal(run), run)
+        except MemdeskError:
+            return
 
     def _settle_task(self, run: RunView, target: TaskStatus, why: str) -> None:
         """Best effort: the run ends regardless; a write that loses a race is retried twice."""

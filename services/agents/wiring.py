@@ -9,6 +9,7 @@ from typing import Any
 
 from services.agents.analysis_offline import OfflineAnalyzer
 from services.agents.gathering import Gatherer
+from services.agents.memories import RunMemories
 from services.agents.ports import Analyzer
 from services.agents.resume import Resumer
 from services.agents.review import ModelReviewer, ReviewAgent
@@ -22,6 +23,7 @@ from services.approvals.store import ApprovalService
 from services.core.clock import Clock, IdGenerator
 from services.db.engine import Database
 from services.llm.prompts import get_prompt
+from services.memory.bank import MemoryBank
 from services.records.directory import Directory
 from services.records.knowledge import KnowledgeStore
 from services.records.tasks import TaskService
@@ -52,6 +54,7 @@ def build_agents(
     retriever: Retriever,
     genai_client: Any | None = None,
     analyzer: Analyzer | None = None,
+    memories: MemoryBank | None = None,
     embedder: Embedder | None = None,
 ) -> AgentServices:
     """`embedder`: retrieval's, so planning ranks a task's phrases in the same vector space."""
@@ -109,6 +112,9 @@ def build_agents(
         prompt=prompt,
         model_timeout_seconds=settings.model_timeout_seconds,
         daily_token_budget=settings.tenant_daily_token_budget,
+        memories=None
+        if memories is None
+        else RunMemories(bank=memories, knowledge=knowledge, directory=directory, tasks=tasks),
     )
     worker = Worker(
         queue=queue,

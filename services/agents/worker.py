@@ -104,12 +104,21 @@ class Worker:
                 if on_run is not None:
                     on_run(run)
                 continue
+            self._catch_up_memories()
             if on_idle is not None:
                 on_idle()
             if until_empty:
                 break
             stop.wait(poll_seconds)  # idle: poll the queue again, or wake at once on SIGTERM
         return done
+
+    def _catch_up_memories(self) -> None:
+        """Idle: the Memory Bank generations runs still owe (a model that failed them)."""
+        try:
+            for line in self._supervisor.catch_up_memories():
+                log.info("worker %s: owed memory generation: %s", self.worker_id, line)
+        except MemdeskError as exc:
+            log.warning("worker %s: owed memory generations: %s", self.worker_id, exc)
 
     def execute(self, run: RunView) -> RunView:
         try:

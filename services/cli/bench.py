@@ -25,14 +25,44 @@ def bench_retrieval(
     chunks: Annotated[int, typer.Option("--chunks")] = 100_000,
     tenants: Annotated[int, typer.Option("--tenants")] = 100,
     queries: Annotated[int, typer.Option("--queries")] = 300,
+    curve: Annotated[
+        bool,
+        typer.Option(
+            "--curve",
+            help="1k, 3k, 10k and 30k chunks per tenant (--tenants of each), each in a fresh "
+            "process; --chunks is not used.",
+        ),
+    ] = False,
+    round_robin: Annotated[
+        bool, typer.Option("--round-robin", help="Query tenant after tenant, in order.")
+    ] = False,
+    baseline: Annotated[
+        bool, typer.Option("--baseline/--no-baseline", help="Also time the naive baseline.")
+    ] = True,
+    cache_mb: Annotated[
+        int | None, typer.Option("--cache-mb", help="MEMDESK_RETRIEVAL_CACHE_MB for the run.")
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Governed retrieval vs one shared Chroma collection with a `where` filter."""
     from services.lab import bench_retrieval as bench
 
-    result = run_command(
-        lambda: bench.retrieval(Settings(), chunks=chunks, tenants=tenants, queries=queries)
-    )
+    settings = Settings()
+    if cache_mb is not None:
+        settings = settings.model_copy(update={"retrieval_cache_mb": cache_mb})
+    if curve:
+        result = run_command(lambda: bench.curve(settings, tenants=tenants, queries=queries))
+    else:
+        result = run_command(
+            lambda: bench.retrieval(
+                settings,
+                chunks=chunks,
+                tenants=tenants,
+                queries=queries,
+                round_robin=round_robin,
+                baseline=baseline,
+            )
+        )
     emit(result, as_json=as_json, text=lambda: json.dumps(result, indent=2))
 
 

@@ -10,7 +10,7 @@ import typer
 
 from services.cli.common import JsonFlag, run_command
 from services.core.errors import InvalidInput
-from services.lab import evaluation, public_eval
+from services.lab import evaluation, memory_eval, public_eval
 from services.settings import Settings
 
 # Where the README tells you to put the downloaded file (git-ignored).
@@ -21,7 +21,25 @@ public = typer.Typer(help="Evaluate on public datasets, side by side with plain 
 
 def register(app: typer.Typer) -> None:
     app.command("eval")(eval_command)
+    app.command("eval-memory")(eval_memory_command)
     app.add_typer(public, name="eval-public")
+
+
+MEMORY_GOLDEN_DEFAULT = Path("data/memory/memory-dev.golden.json")
+
+
+def eval_memory_command(
+    golden: Annotated[
+        Path, typer.Option("--golden", help="memory-golden@1 cases to run.")
+    ] = MEMORY_GOLDEN_DEFAULT,
+    as_json: JsonFlag = False,
+) -> None:
+    """Memory Bank generation, consolidation and recall on GOLDEN, in a throwaway store."""
+    report = run_command(lambda: memory_eval.evaluate(Settings(), golden_path=golden))
+    if as_json:
+        sys.stdout.write(memory_eval.dumps(report) + "\n")
+    else:
+        typer.echo(memory_eval.render_text(report))
 
 
 def eval_command(

@@ -65,6 +65,10 @@ def retrieve(
                 ],
                 "conflicts": [c.model_dump(mode="json") for c in result.conflicts],
                 "missing": result.missing,
+                # Who judged whether the spans answer, and what the model calls cost.
+                "reader": result.reader,
+                "model_calls": result.model_calls,
+                "tokens": result.tokens,
             }
             emit(payload, as_json=True)
         else:
@@ -157,6 +161,10 @@ def _retrieval_text(result: RetrievalResult) -> str:
         lines.append("missing: " + ", ".join(result.missing))
     if result.dropped:
         lines.append("dropped by re-verification: " + json.dumps(result.dropped))
+    if result.reader != "offline":
+        lines.append(
+            f"read by {result.reader} ({result.model_calls} model call(s), {result.tokens} tokens)"
+        )
     return "\n".join(lines)
 
 

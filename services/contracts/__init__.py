@@ -10,6 +10,7 @@ from pydantic import BaseModel
 from services.contracts.corpus import Corpus
 from services.contracts.decision import MemoryDecision
 from services.contracts.golden import Golden
+from services.contracts.memory_golden import MemoryGolden
 from services.contracts.memory_input import MemoryInput
 from services.contracts.packets import HandoffPacket
 from services.contracts.span_reading import SpanReading
@@ -22,6 +23,7 @@ CONTRACTS: dict[str, type[BaseModel]] = {
     "memory-decision@1": MemoryDecision,
     "memory-input@1": MemoryInput,
     "handoff-packet@1": HandoffPacket,
+    "memory-golden@1": MemoryGolden,
     "span-reading@1": SpanReading,
 }
 

@@ -79,6 +79,32 @@ class InputEngineeringItem(BaseModel):
     evidence_id: str
 
 
+MEMORY_REF_PREFIX = "memory:"
+
+
+class InputMemory(BaseModel):
+    """A memory recalled for this task from the Memory Bank: context of class `inference`. It
+    may shape what the draft asks or flags; it never backs a claim (review refuses a claim that
+    cites it), and it is not evidence."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    memory_ref: str = Field(description="memory:<memory_id>@r<revision>; never an evidence id.")
+    memory_id: str
+    revision: int
+    knowledge_class: Literal["inference"] = "inference"
+    scope: dict[str, str]
+    topic: str
+    fact: str
+    source_event: str | None = Field(
+        default=None, description="The conversation event it came from (kind and id)."
+    )
+    document_id: str | None = Field(
+        default=None, description="The document (a mail) it was drawn from, if any."
+    )
+    version: int | None = None
+
+
 class MemoryInput(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
@@ -91,4 +117,9 @@ class MemoryInput(BaseModel):
     engineering_items: list[InputEngineeringItem] = Field(
         default_factory=list,
         description="What engineering must confirm, found deterministically in the evidence.",
+    )
+    memories: list[InputMemory] = Field(
+        default_factory=list,
+        description="What the Memory Bank recalls for this task's scopes: inference only, to "
+        "shape what is asked or flagged; never cited by a claim.",
     )

@@ -13,6 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from services.core.errors import MemdeskError
+
 SCHEMA_VERSION: Literal["span-reading@1"] = "span-reading@1"
 
 Verdict = Literal["answers", "partly", "no"]
@@ -47,3 +49,14 @@ class SpanReading(BaseModel):
     verdicts: list[SpanVerdict]
     model_calls: int = 0
     tokens: int = 0
+
+
+class ReadingFailed(MemdeskError):
+    """A model reader could not give a usable reading (unreachable, rate-limited, output refused).
+    Retrieval keeps the offline judgement; what the failed attempt cost is still reported."""
+
+    def __init__(self, reason: str, message: str, *, model_calls: int = 0, tokens: int = 0) -> None:
+        super().__init__(f"{reason}: {message}")
+        self.reason = reason
+        self.model_calls = model_calls
+        self.tokens = tokens

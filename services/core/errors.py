@@ -120,3 +120,10 @@ class DatabaseUnavailable(MemdeskError):
 
 class StorageRefused(MemdeskError):
     """The database refused to write (read-only file, disk full); nothing was changed."""
+
+
+class ReadOnlyStore(StorageRefused):
+    """The store cannot be written by this process (a read-only file, directory or database):
+    nothing was changed, reads still work; the operator fixes it, so the CLI exits 2."""
+
+    bad_input = True

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,7 +14,8 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
 
-from services.core.errors import DatabaseUnavailable, MemdeskError, StorageRefused
+from services.core.errors import DatabaseUnavailable, MemdeskError, ReadOnlyStore, StorageRefused
+from services.db.readonly import read_only_uri, unwritable
 
 READ_ONLY = "memdesk_read_only"
 _AFTER_COMMIT = "memdesk_after_commit"
@@ -45,14 +47,20 @@ def make_engine(
 ) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() == "sqlite":
-        if parsed.database and parsed.database != ":memory:":
-            Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(
-            url,
-            echo=echo,
-            connect_args={"timeout": busy_timeout_ms / 1000, "check_same_thread": False},
-        )
-        _tune_sqlite(engine, busy_timeout_ms)
+        connect_args: dict[str, Any] = {
+            "timeout": busy_timeout_ms / 1000,
+            "check_same_thread": False,
+        }
+        refused = None
+        if parsed.database and parsed.database != ":memory:" and "uri" not in parsed.query:
+            database = Path(parsed.database)
+            database.parent.mkdir(parents=True, exist_ok=True)
+            refused = unwritable(database)
+            if refused is not None:  # reads work; Database.write refuses with the reason
+                url = f"sqlite:///{read_only_uri(database)}&uri=true"
+        engine = create_engine(url, echo=echo, connect_args=connect_args)
+        _tune_sqlite(engine, busy_timeout_ms, wal=refused is None)
+        _READ_ONLY_STORES[engine] = refused
         return engine
     if parsed.get_backend_name() == "postgresql" and parsed.get_driver_name() != "psycopg":
         parsed = parsed.set(drivername="postgresql+psycopg")
@@ -93,14 +101,15 @@ def _ping_when_idle(engine: Engine, idle_seconds: float) -> None:
             raise DisconnectionError(str(exc)) from exc
 
 
-def _tune_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
+def _tune_sqlite(engine: Engine, busy_timeout_ms: int, *, wal: bool = True) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Let SQLAlchemy's "begin" event decide how a transaction starts (pysqlite would
         # otherwise start deferred transactions lazily on the first write).
         dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
-        cursor.execute("PRAGMA journal_mode=WAL")
+        if wal:  # a read-only store keeps the journal mode it has (setting it is a write)
+            cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute(f"PRAGMA busy_timeout={int(busy_timeout_ms)}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
@@ -116,11 +125,34 @@ def _tune_sqlite(engine: Engine, busy_timeout_ms: int) -> None:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+# Engines opened on a SQLite file this process cannot write, with the reason.
+_READ_ONLY_STORES: weakref.WeakKeyDictionary[Engine, str | None] = weakref.WeakKeyDictionary()
+
+
+# Rows ANALYZE samples per index on SQLite: enough for the planner to see that most versions of
+# a tenant are approved (so re-verification reads documents by key, not the eligibility index),
+# cheap enough to run after every index sync.
+ANALYSIS_LIMIT = 1000
+_PLANNED_TABLES = ("document_versions", "document_acl", "index_chunks")
+
+
+def refresh_statistics(engine: Engine) -> None:
+    """Give SQLite's query planner the tables' statistics (PostgreSQL keeps its own)."""
+    if engine.dialect.name != "sqlite" or _READ_ONLY_STORES.get(engine) is not None:
+        return  # PostgreSQL keeps its own; a read-only store keeps the statistics it has
+    with engine.begin() as connection:
+        connection.exec_driver_sql(f"PRAGMA analysis_limit={ANALYSIS_LIMIT}")
+        for table in _PLANNED_TABLES:
+            connection.exec_driver_sql(f"ANALYZE {table}")
+
+
 class Database:
     """Owns the engine and hands out units of work (one transaction each)."""
 
     def __init__(self, engine: Engine) -> None:
         self.engine = engine
+        # Why this store cannot be written (a read-only SQLite file or directory), or None.
+        self.read_only: str | None = _READ_ONLY_STORES.get(engine)
         self._writer = sessionmaker(bind=engine, expire_on_commit=False)
         self._reader = sessionmaker(
             bind=engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False
@@ -129,6 +161,8 @@ class Database:
     @contextmanager
     def write(self) -> Iterator[Session]:
         """One write transaction: commits on success, rolls back on any exception."""
+        if self.read_only is not None:
+            raise read_only_store(self.read_only)
         try:
             with self._writer() as session, session.begin():
                 yield session
@@ -161,6 +195,10 @@ _READ_ONLY = ("readonly database", "read-only", "read only")
 _FULL = ("database or disk is full", "no space left on device", "disk full")
 
 
+def read_only_store(reason: str) -> ReadOnlyStore:
+    return ReadOnlyStore(f"the database is read-only: nothing was written ({reason}; reads work)")
+
+
 def storage_error(exc: DBAPIError) -> MemdeskError | None:
     """Name the driver failures callers can act on; anything else stays as it is (a bug).
 
@@ -169,7 +207,7 @@ def storage_error(exc: DBAPIError) -> MemdeskError | None:
     """
     message = str(exc.orig).lower()
     if any(marker in message for marker in _READ_ONLY):
-        return StorageRefused(
+        return ReadOnlyStore(
             "the database is read-only: nothing was written (check the file's permissions "
             f"and the filesystem): {str(exc.orig).strip()}"
         )

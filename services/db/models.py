@@ -179,7 +179,18 @@ class TaskCheckpoint(Base):
 
 class DocumentVersion(Base):
     __tablename__ = "document_versions"
-    __table_args__ = (Index("ix_document_versions_eligible", "tenant_id", "status", "valid_from"),)
+    # Covers the eligible-versions query of every retrieval (migration retrieval_0002).
+    __table_args__ = (
+        Index(
+            "ix_document_versions_eligible",
+            "tenant_id",
+            "status",
+            "valid_from",
+            "valid_to",
+            "document_id",
+            "version",
+        ),
+    )
 
     tenant_id: Mapped[str] = mapped_column(ForeignKey("tenants.tenant_id"), primary_key=True)
     document_id: Mapped[str] = mapped_column(String(200), primary_key=True)

@@ -23,7 +23,7 @@ from services.approvals.store import ApprovalService, ApprovalView
 from services.contracts.evidence_id import approval_id_of, parse_evidence_id
 from services.contracts.task_state import TaskStatus
 from services.core.clock import Clock
-from services.core.errors import InvalidInput, NotFound, StaleRevision
+from services.core.errors import InvalidInput, NotAuthorized, NotFound, StaleRevision
 from services.core.policy import Permission, require
 from services.core.principals import Principal
 from services.desk.changes import ChangesSince, changes_since
@@ -31,6 +31,7 @@ from services.desk.drafts import Draft, draft
 from services.desk.evidence import EvidenceView, evidence_view
 from services.desk.progress import Progress, Standing, draft_standing, progress
 from services.desk.timeline import TimelineRow, timeline
+from services.memory.bank import MemoryBank
 from services.publishing.citations import CitationChecker, CitationStatus, cited_in
 from services.records.knowledge import DocumentView, KnowledgeStore
 from services.records.tasks import TaskEventRecord, TaskRecord, TaskService
@@ -49,6 +50,24 @@ class SourceConflict(BaseModel):
     shown_fact: str = ""  # the same words as the first document writes them (its own script)
 
 
+class UsedMemory(BaseModel):
+    """A memory a run handed to analysis as context (inference, never evidence), as recorded
+    when the run used it, and whether it changed since."""
+
+    model_config = ConfigDict(frozen=True)
+
+    run_id: str
+    memory_id: str
+    revision: int  # the revision the run used
+    current_revision: int
+    state: str  # active | deleted, now
+    scope: dict[str, str]
+    topic: str
+    fact: str
+    source_event: str | None = None
+    source_run: str | None = None
+
+
 class TaskView(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -61,6 +80,8 @@ class TaskView(BaseModel):
     progress: Progress
     draft_number: int | None = None  # 1, 2, 3… per task, in the order the drafts were made
     draft_standing: Standing = "none"
+    # The memories the shown run recalled, as far as this person may read them.
+    used_memories: list[UsedMemory] = Field(default_factory=list)
 
 
 class WaitingItem(BaseModel):
@@ -106,7 +127,9 @@ class Desk:
         clock: Clock,
         citations: CitationChecker | None = None,
         resumer: Resumer | None = None,
+        memories: MemoryBank | None = None,
     ) -> None:
+        self._memories = memories
         self._resumer = resumer
         self._citations = citations
         self._tasks = tasks
@@ -141,7 +164,38 @@ class Desk:
             draft_standing=draft_standing(shown.decision_version, every, latest_version=latest)
             if shown
             else "none",
+            used_memories=self._used_memories(principal, decided or (runs[0] if runs else None)),
         )
+
+    def _used_memories(self, principal: Principal, run: RunView | None) -> list[UsedMemory]:
+        """What the run recalled, re-read as this person: a memory they may not read (its
+        scope, its mail's ACL) or that expired is left out, like withheld evidence."""
+        if run is None or self._memories is None:
+            return []
+        recalled = [
+            e for e in self._runs.events(principal, run.run_id) if e.kind == "memories_recalled"
+        ]
+        used: list[UsedMemory] = []
+        for item in recalled[-1].payload.get("memories", []) if recalled else []:
+            try:
+                now = self._memories.get(principal, str(item["memory_id"]))
+            except (NotFound, NotAuthorized):
+                continue
+            used.append(
+                UsedMemory(
+                    run_id=run.run_id,
+                    memory_id=now.memory_id,
+                    revision=int(item["revision"]),
+                    current_revision=now.revision,
+                    state=now.state,
+                    scope=dict(item["scope"]),
+                    topic=str(item["topic"]),
+                    fact=str(item["fact"]),
+                    source_event=item.get("source_event"),
+                    source_run=item.get("source_run"),
+                )
+            )
+        return used
 
     def evidence_view(
         self,

@@ -41,6 +41,7 @@ from services.core.clock import as_utc
 from services.core.errors import MemdeskError
 from services.core.policy import Permission, roles_with
 from services.db.models import Approval, Run, RunEvent, TaskRow, User
+from services.db.models_memory import MemoryOfferRow
 from services.lab import invariants
 from services.lab.chroma_server import ChromaProcess
 from services.settings import REPO_ROOT, Settings
@@ -378,6 +379,35 @@ def _run_numbers(services: Services) -> dict[str, Any]:
         "run_latency_ms_p95": _p(service_ms, 95),
         "end_to_end_ms_p50": _p(end_to_end_ms, 50),
         "end_to_end_ms_p95": _p(end_to_end_ms, 95),
+        "memory_generation": _memory_cost(services, len(runs)),
+    }
+
+
+def _memory_cost(services: Services, runs: int) -> dict[str, Any]:
+    """What Memory Bank generation inside runs cost, from each attempt's `memory_generation`
+    event: milliseconds per attempt, generations, failures, model calls and tokens per run."""
+    with services.db.read() as session:
+        costs = list(
+            session.scalars(select(RunEvent.payload).where(RunEvent.kind == "memory_generation"))
+        )
+        owed = session.scalar(
+            select(func.count()).select_from(MemoryOfferRow).where(MemoryOfferRow.status != "done")
+        )
+    spent = [float(c.get("ms", 0.0)) for c in costs]
+    return {
+        "attempts_with_generation": len(costs),
+        "ms_p50": _p(spent, 50),
+        "ms_p95": _p(spent, 95),
+        "ms_per_run": round(sum(spent) / runs, 2) if runs else None,
+        "generations": sum(int(c.get("generations", 0)) for c in costs),
+        "failed": sum(int(c.get("failed", 0)) for c in costs),
+        "model_calls_per_run": round(sum(int(c.get("model_calls", 0)) for c in costs) / runs, 4)
+        if runs
+        else None,
+        "tokens_per_run": round(sum(int(c.get("tokens", 0)) for c in costs) / runs, 2)
+        if runs
+        else None,
+        "offers_still_owed": int(owed or 0),
     }
 
 

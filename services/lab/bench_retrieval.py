@@ -7,6 +7,7 @@ build in minutes); `ingest` uses the real default embedder.
 
 from __future__ import annotations
 
+import multiprocessing
 import random
 import resource
 import statistics
@@ -76,7 +77,71 @@ class _Doc:
     body: str
 
 
-def retrieval(settings: Settings, *, chunks: int, tenants: int, queries: int) -> dict[str, Any]:
+# Chunks per tenant of `bench retrieval --curve`.
+CURVE_SIZES = (1_000, 3_000, 10_000, 30_000)
+
+
+def curve(
+    settings: Settings, *, tenants: int, queries: int, sizes: tuple[int, ...] = CURVE_SIZES
+) -> dict[str, Any]:
+    """`retrieval` at each size per tenant, each in a process of its own (so peak RSS and the
+    first query of a principal are that size's alone)."""
+    points = []
+    context = multiprocessing.get_context("spawn")
+    for size in sizes:
+        with context.Pool(1) as pool:
+            point = pool.apply(
+                retrieval,
+                (settings,),
+                {"chunks": size * tenants, "tenants": tenants, "queries": queries},
+            )
+        points.append({"chunks_per_tenant": size, **_curve_point(point)})
+    smallest = next((p for p in points if p["chunks_per_tenant"] == 3_000), points[0])
+    return {
+        "tenants": tenants,
+        "queries_per_size": queries,
+        "points": points,
+        "p95_ratio_largest_to_3k": round(
+            points[-1]["governed_p95_ms"] / smallest["governed_p95_ms"], 2
+        )
+        if smallest["governed_p95_ms"]
+        else None,
+        "notes": "each size in a fresh process and store; governed and baseline interleaved as in "
+        "`bench retrieval`; ratios compare sizes measured in separate processes of one run",
+    }
+
+
+_CURVE_FIELDS = (
+    "chunks",
+    "governed_p50_ms",
+    "governed_p95_ms",
+    "governed_cold_p50_ms",
+    "baseline_p50_ms",
+    "baseline_p95_ms",
+    "speedup_p95",
+    "recall_at_10",
+    "forbidden_hits",
+    "baseline_forbidden_hits",
+    "peak_rss_mb",
+    "cache_bytes_per_chunk",
+)
+
+
+def _curve_point(result: dict[str, Any]) -> dict[str, Any]:
+    return {key: result[key] for key in _CURVE_FIELDS}
+
+
+def retrieval(
+    settings: Settings,
+    *,
+    chunks: int,
+    tenants: int,
+    queries: int,
+    round_robin: bool = False,
+    baseline: bool = True,
+) -> dict[str, Any]:
+    """Governed retrieval vs the naive baseline; `round_robin` queries tenant after tenant (the
+    memory ceiling's worst case) instead of random principals."""
     rng = random.Random(7)
     clock = FakeClock(datetime(2026, 11, 29, 9, tzinfo=UTC))
     with fresh_store(settings, clock=clock, embedder=HashingEmbedder(dimension=512)) as services:
@@ -90,14 +155,20 @@ def retrieval(settings: Settings, *, chunks: int, tenants: int, queries: int) ->
             for t in range(tenants)
             for role in ("sales", "engineer")
         ]
-        plan = [(rng.choice(principals), _query(rng)) for _ in range(queries)]
+        if round_robin:
+            plan = [(principals[i % len(principals)], _query(rng)) for i in range(queries)]
+        else:
+            plan = [(rng.choice(principals), _query(rng)) for _ in range(queries)]
+        base_rss = _rss_mb()
         cold: list[float] = []
         warmed: set[str] = set()
         for principal, _q in plan:  # first query per principal fills its caches: timed apart
+            if round_robin:
+                break  # every query of a round-robin may be a first one: none is set apart
             if principal.user_id not in warmed:
                 warmed.add(principal.user_id)
                 cold.append(_timed(lambda p=principal: _governed(services, p, "交期 排程"))[0])
-        governed, baseline, recall, base_recall = [], [], [], []
+        governed, baseline_ms, recall, base_recall = [], [], [], []
         forbidden = baseline_forbidden = 0
         for principal, query in plan:
             ms, result = _timed(lambda p=principal, q=query: _governed(services, p, q))
@@ -105,16 +176,21 @@ def retrieval(settings: Settings, *, chunks: int, tenants: int, queries: int) ->
             truth_ids, eligible_refs = _truth(services, principal, active.collection, query)
             forbidden += sum(1 for e in result.evidence if e.ref not in eligible_refs)
             recall.append(_overlap(_vector_stage(services, principal, query), truth_ids))
+            if not baseline:
+                continue
             vector = services.index.embedder.embed_query(query)
             ms, hits = _timed(
                 lambda p=principal, v=vector: services.index.store.query(
                     active.collection, embedding=v, n_results=K, where=_baseline_where(p)
                 )
             )
-            baseline.append(ms)
+            baseline_ms.append(ms)
             base_recall.append(_overlap([h for h, _ in hits], truth_ids))
             baseline_forbidden += sum(1 for h, _ in hits if _ref(h) not in eligible_refs)
-        g95, b95 = _p(governed, 95), _p(baseline, 95)
+        g95, b95 = _p(governed, 95), _p(baseline_ms, 95)
+        caches = services.retrieval.caches
+        cached = caches.nbytes()
+        held = caches.cached_chunks()
         return {
             "vectors": f"synthetic ({services.index.embedder.name}, 512-d feature hashing)",
             "chunks": active.chunk_count,
@@ -123,14 +199,24 @@ def retrieval(settings: Settings, *, chunks: int, tenants: int, queries: int) ->
             "governed_p50_ms": _p(governed, 50),
             "governed_p95_ms": g95,
             "governed_cold_p50_ms": _p(cold, 50),
-            "baseline_p50_ms": _p(baseline, 50),
+            "baseline_p50_ms": _p(baseline_ms, 50),
             "baseline_p95_ms": b95,
-            "speedup_p95": round(b95 / g95, 1) if g95 else None,
+            "speedup_p95": round(b95 / g95, 1) if g95 and b95 else None,
             "recall_at_10": round(statistics.mean(recall), 4),
-            "baseline_recall_at_10": round(statistics.mean(base_recall), 4),
+            "baseline_recall_at_10": round(statistics.mean(base_recall), 4)
+            if base_recall
+            else None,
             "forbidden_hits": forbidden,
             "baseline_forbidden_hits": baseline_forbidden,
             "peak_rss_mb": _peak_rss_mb(),
+            "rss_before_queries_mb": base_rss,
+            "rss_after_queries_mb": _rss_mb(),
+            "cache_ceiling_mb": settings.retrieval_cache_mb,
+            "cache_mb": round(cached / 2**20, 1),
+            "cached_chunks": held,
+            "cache_bytes_per_chunk": round(cached / held) if held else None,
+            "evicted_tenant_blocks": caches.evicted_blocks,
+            "round_robin": round_robin,
             "index_build_chunks_per_s": round(active.chunk_count / build_s, 1),
             "notes": "governed = full retrieve(): SQL eligibility, exact vector + BM25 + "
             "keyword fusion, SQL re-verification, audit write; baseline = one shared Chroma "
@@ -430,6 +516,15 @@ def _timed(fn: Any) -> tuple[float, Any]:
 def _p(values: list[float], pct: int) -> float:
     ordered = sorted(values)
     return round(ordered[max(0, round(pct / 100 * len(ordered)) - 1)], 2) if ordered else 0.0
+
+
+def _rss_mb() -> float:
+    """Resident memory now (Linux), unlike the peak the kernel keeps."""
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    return 0.0
 
 
 def _peak_rss_mb() -> float:

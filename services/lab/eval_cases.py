@@ -73,6 +73,8 @@ def run_retrieval_case(context: EvalContext, case: RetrievalCase) -> CaseOutcome
         ],
         latency_ms=latency,
         tenant_id=principal.tenant_id,
+        model_calls=result.model_calls,  # a model reader's, when one judged the spans
+        tokens=result.tokens,
     )
 
 

@@ -42,7 +42,14 @@ from services.retrieval.records import chunk_records, indexable_documents
 
 EXAMPLES = 5
 # Run events that runs.py also writes to the audit log (kept in step with runs._AUDITED).
-AUDITED_RUN_EVENTS = ("queued", "retrieval", "model_call", "cancel_requested", "dead_lettered")
+AUDITED_RUN_EVENTS = (
+    "queued",
+    "retrieval",
+    "memories_recalled",
+    "model_call",
+    "cancel_requested",
+    "dead_lettered",
+)
 IN_FLIGHT = {s.value for s in (*WORKING, TaskStatus.retrying)}
 
 

@@ -124,14 +124,21 @@ class GeminiCaller:
         return ModelUsage(model_calls=1, tokens_in=tokens_in, tokens_out=tokens_out, cost_usd=cost)
 
 
-def gemini_caller(settings: Settings, client: Any | None) -> GeminiCaller:
-    """The Gemini caller for the configured model, shared by analysis and the Memory Bank."""
+def gemini_caller(
+    settings: Settings,
+    client: Any | None,
+    *,
+    timeout_seconds: float | None = None,
+    needed_by: str = "MEMDESK_ANALYZER=gemini",
+) -> GeminiCaller:
+    """The Gemini caller for the configured model, shared by analysis, the span reader and the
+    Memory Bank. `timeout_seconds` (default: the model timeout) bounds a client built here."""
     if client is None:
         if settings.gemini_api_key is None:
-            raise InvalidInput("MEMDESK_ANALYZER=gemini needs MEMDESK_GEMINI_API_KEY")
+            raise InvalidInput(f"{needed_by} needs MEMDESK_GEMINI_API_KEY")
         client = build_client(
             api_key=settings.gemini_api_key.get_secret_value(),
-            timeout_seconds=settings.model_timeout_seconds,
+            timeout_seconds=timeout_seconds or settings.model_timeout_seconds,
         )
     return GeminiCaller(
         client=client,

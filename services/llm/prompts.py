@@ -18,6 +18,8 @@ from services.core.errors import NotFound
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompt_texts"
 DEFAULT_PROMPT = ("enterprise-memory", "1.0.0")
+# The span reader's prompt (services.llm.span_reader): span answerability, span-reading@1.
+SPAN_READER_PROMPT = ("span-reader", "1.0.0")
 
 
 class PromptSpec(BaseModel):

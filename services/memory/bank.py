@@ -7,7 +7,7 @@ never evidence a claim may cite.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
@@ -23,9 +23,9 @@ from services.core.policy import Permission, require
 from services.core.principals import Principal, is_valid_acl_entry
 from services.db.engine import Database
 from services.db.models import TaskRow
-from services.db.models_memory import MemoryRevisionRow, MemoryRow
+from services.db.models_memory import MemoryOfferRow, MemoryRevisionRow, MemoryRow
 from services.llm.ports import TransientFailure
-from services.memory import consolidate
+from services.memory import consolidate, offers
 from services.memory import expiry as retention
 from services.memory.access import (
     can_read_scope,
@@ -40,11 +40,13 @@ from services.memory.config import (
     config_for_scope,
     load_policy,
 )
+from services.memory.offers import Offer, OfferView
 from services.memory.topics import BUILTIN_EXAMPLES
 from services.memory.ttl import is_expired
 from services.memory.types import (
     BankModels,
     ConversationEvent,
+    CustomizationConfig,
     ExtractedFact,
     Extraction,
     FewShotExample,
@@ -94,6 +96,48 @@ class _RemoteDecision:
     snapshot: dict[str, int]  # memory_id -> revision the model saw
     model_calls: int
     tokens: int
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A generation between its model calls and its write."""
+
+    generation_id: str
+    target: Target
+    config: CustomizationConfig
+    events: tuple[ConversationEvent, ...]
+    extraction: Extraction
+    kept: Extraction
+    dropped: tuple[MemoryChange, ...]
+    decided: _RemoteDecision | None
+
+
+class OfferOutcome(BaseModel):
+    """What became of one offer a run generated (its result, or why it stays owed)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    offer_id: int
+    scope: str
+    event_id: str
+    source_run: str
+    result: GenerateResult | None = None
+    error: str | None = None
+    attempt: int = 1
+
+
+class _AlreadyDone(Exception):
+    """Another process generated this offer first: nothing to do, nothing to record."""
+
+
+class RecalledMemory(BaseModel):
+    """A memory handed to an agent as context: an inference, ranked by similarity (not a
+    confidence), with its scope, revision and source on the memory itself."""
+
+    model_config = ConfigDict(frozen=True)
+
+    memory: Memory
+    score: float
 
 
 class ScopeSummary(BaseModel):
@@ -150,6 +194,7 @@ class MemoryBank:
         disable_memory_revisions: bool | None = None,
         acl: Sequence[str] = ("tenant",),
         run_id: str | None = None,
+        settle: Callable[[Session, str], None] | None = None,
     ) -> GenerateResult:
         """Extract memories from the events and consolidate them into the scope.
 
@@ -158,8 +203,38 @@ class MemoryBank:
         `disable_memory_revisions` override it for this request. `acl` restricts who may read
         what this generation writes (a mail's own ACL), and it consolidates only with memories
         of that same ACL. `run_id` names the run that offered the events (the source). With
-        `dry_run` nothing is written: the result previews what would change.
+        `dry_run` nothing is written: the result previews what would change. `settle` runs
+        inside the transaction that writes the memories (an owed offer is marked done there).
         """
+        prepared = self._prepare(
+            principal,
+            scope=scope,
+            events=events,
+            third_person=third_person,
+            disable_memory_revisions=disable_memory_revisions,
+            acl=acl,
+            run_id=run_id,
+        )
+        with self._db.write() as session:
+            lock_scope(session, principal.tenant_id, prepared.target.scope_key)
+            result = self._write(session, principal, prepared, dry_run=dry_run)
+            if settle is not None:
+                settle(session, result.generation_id)
+        return result
+
+    def _prepare(
+        self,
+        principal: Principal,
+        *,
+        scope: dict[str, str],
+        events: Sequence[ConversationEvent],
+        third_person: bool | None = None,
+        disable_memory_revisions: bool | None = None,
+        acl: Sequence[str] = ("tenant",),
+        run_id: str | None = None,
+    ) -> _Prepared:
+        """Everything before the write: checks, the config, extraction and (for a model
+        consolidator) its plan, all outside any write transaction."""
         require_writer(principal)
         scope_key = self._scope_key(principal, scope)
         if not events:
@@ -171,20 +246,13 @@ class MemoryBank:
             config = config_for_scope(session, principal.tenant_id, scope, self._defaults)
             policy = load_policy(session, principal.tenant_id, self._defaults.policy)
         topics = list(config.topics)
-        examples = [*BUILTIN_EXAMPLES, *config.examples]
-        keep_revisions = not (
-            config.disable_memory_revisions
-            if disable_memory_revisions is None
-            else disable_memory_revisions
-        )
-        per_candidate = config.revisions_per_candidate_count
         enabled = {t.label for t in topics if t.enabled}
         generation_id = self._ids.new("gen")
         try:
             extraction = self._extractor.extract(
                 events,
                 topics=[t for t in topics if t.enabled],
-                examples=examples,
+                examples=[*BUILTIN_EXAMPLES, *config.examples],
                 third_person=(
                     config.enable_third_person_memories if third_person is None else third_person
                 ),
@@ -192,11 +260,6 @@ class MemoryBank:
         except MemdeskError as exc:
             self._model_failed(principal, scope_key, generation_id, self._extractor.name, exc)
             raise
-        dropped = [
-            MemoryChange(action="dropped", topic=f.topic, fact=f.fact, reason="no enabled topic")
-            for f in (*extraction.facts, *extraction.forget)
-            if f.topic not in enabled
-        ]
         kept = Extraction(
             facts=tuple(f for f in extraction.facts if f.topic in enabled),
             forget=tuple(f for f in extraction.forget if f.topic in enabled),
@@ -207,73 +270,98 @@ class MemoryBank:
             kept,
             scope_key=scope_key,
             readers=readers,
-            per_candidate=per_candidate,
+            per_candidate=config.revisions_per_candidate_count,
             threshold=policy.similarity_threshold,
             generation_id=generation_id,
         )
-        model_calls = extraction.model_calls + (decided.model_calls if decided else 0)
-        tokens = extraction.tokens + (decided.tokens if decided else 0)
-        with self._db.write() as session:
-            lock_scope(session, principal.tenant_id, scope_key)
-            now = self._clock.now()
-            rows = self._scope_rows(session, principal.tenant_id, scope_key, now, acl=readers)
-            if decided is not None:
-                if {r.memory_id: r.revision for r in rows} != decided.snapshot:
-                    raise TransientFailure(
-                        "memory_scope_changed",
-                        f"memories of {scope_key} changed while the model consolidated; "
-                        "generate again",
-                    )
-                plan = decided.plan
-            else:
-                plan, _, _ = consolidate.SimilarityConsolidator().decide(
-                    kept,
-                    self._candidates(session, rows, per_candidate),
-                    embed=self._embedder.embed,
-                    threshold=policy.similarity_threshold,
-                )
-            changes = self._writer.apply(
-                session,
-                principal,
-                plan,
-                rows={row.memory_id: row for row in rows},
-                target=Target(
-                    scope=scope,
-                    scope_key=scope_key,
-                    acl=readers,
-                    policy=policy,
-                    keep_revisions=keep_revisions,
-                    run_id=run_id,
-                ),
-                events=events,
-                generation_id=generation_id,
-                dry_run=dry_run,
-            )
-            self._writer.audit(
-                session,
-                principal,
-                "memory.previewed" if dry_run else "memory.generated",
-                generation_id,
-                detail={
-                    "scope": scope_key,
-                    "config": config.key or "default",
-                    "run_id": run_id,
-                    "revisions_kept": keep_revisions,
-                    "extractor": extraction.extractor,
-                    "events": len(events),
-                    "changes": [c.action for c in changes],
-                    "consolidator": self._consolidator.name,
-                    "model_calls": model_calls,
-                    "tokens": tokens,
-                },
-            )
-        return GenerateResult(
+        return _Prepared(
             generation_id=generation_id,
-            scope=dict(scope),
+            target=Target(
+                scope=dict(scope),
+                scope_key=scope_key,
+                acl=readers,
+                policy=policy,
+                keep_revisions=not (
+                    config.disable_memory_revisions
+                    if disable_memory_revisions is None
+                    else disable_memory_revisions
+                ),
+                run_id=run_id,
+            ),
+            config=config,
+            events=tuple(events),
+            extraction=extraction,
+            kept=kept,
+            dropped=tuple(
+                MemoryChange(
+                    action="dropped", topic=f.topic, fact=f.fact, reason="no enabled topic"
+                )
+                for f in (*extraction.facts, *extraction.forget)
+                if f.topic not in enabled
+            ),
+            decided=decided,
+        )
+
+    def _write(
+        self, session: Session, principal: Principal, prepared: _Prepared, *, dry_run: bool
+    ) -> GenerateResult:
+        """Consolidate and write one prepared generation; the caller holds the scope lock."""
+        target, decided = prepared.target, prepared.decided
+        rows = self._scope_rows(
+            session, principal.tenant_id, target.scope_key, self._clock.now(), acl=target.acl
+        )
+        if decided is not None:
+            if {r.memory_id: r.revision for r in rows} != decided.snapshot:
+                raise TransientFailure(
+                    "memory_scope_changed",
+                    f"memories of {target.scope_key} changed while the model consolidated; "
+                    "generate again",
+                )
+            plan = decided.plan
+        else:
+            plan, _, _ = consolidate.SimilarityConsolidator().decide(
+                prepared.kept,
+                self._candidates(session, rows, prepared.config.revisions_per_candidate_count),
+                embed=self._embedder.embed,
+                threshold=target.policy.similarity_threshold,
+            )
+        changes = self._writer.apply(
+            session,
+            principal,
+            plan,
+            rows={row.memory_id: row for row in rows},
+            target=target,
+            events=prepared.events,
+            generation_id=prepared.generation_id,
             dry_run=dry_run,
-            extractor=extraction.extractor,
-            config=config.key,
-            changes=(*changes, *dropped),
+        )
+        model_calls = prepared.extraction.model_calls + (decided.model_calls if decided else 0)
+        tokens = prepared.extraction.tokens + (decided.tokens if decided else 0)
+        self._writer.audit(
+            session,
+            principal,
+            "memory.previewed" if dry_run else "memory.generated",
+            prepared.generation_id,
+            detail={
+                "scope": target.scope_key,
+                "config": prepared.config.key or "default",
+                "run_id": target.run_id,
+                "revisions_kept": target.keep_revisions,
+                "extractor": prepared.extraction.extractor,
+                "events": len(prepared.events),
+                "changes": [c.action for c in changes],
+                "consolidator": self._consolidator.name,
+                "model_calls": model_calls,
+                "tokens": tokens,
+            },
+        )
+        return GenerateResult(
+            generation_id=prepared.generation_id,
+            scope=dict(target.scope),
+            dry_run=dry_run,
+            extractor=prepared.extraction.extractor,
+            config=prepared.config.key,
+            changes=(*changes, *prepared.dropped),
             model_calls=model_calls,
             tokens=tokens,
         )
@@ -338,6 +426,229 @@ class MemoryBank:
                     "model_calls": getattr(usage, "model_calls", 0),
                 },
             )
+
+    # ---- events offered by runs -------------------------------------------------------
+    def offer(
+        self, principal: Principal, *, run_id: str, offered: Sequence[Offer]
+    ) -> dict[tuple[str, str], int]:
+        """Record events a run received, one offer per scope, to be generated later in the run
+        (or, if that fails, by a later one). An event already offered for a scope is skipped."""
+        require_writer(principal)
+        for item in offered:
+            self._scope_key(principal, item.scope)
+            _acl(item.acl)
+        with self._db.write() as session:
+            return offers.record(
+                session,
+                tenant_id=principal.tenant_id,
+                actor=principal.user_id,
+                run_id=run_id,
+                offers=offered,
+                now=self._clock.now(),
+            )
+
+    def owed(
+        self,
+        *,
+        tenant_id: str | None = None,
+        task_id: str | None = None,
+        include_failed: bool = False,
+        limit: int = 20,
+    ) -> list[OfferView]:
+        """Offers not generated yet, oldest first (system: the worker and runs call this)."""
+        statuses = (offers.PENDING, offers.FAILED) if include_failed else (offers.PENDING,)
+        with self._db.read() as session:
+            return offers.pending(
+                session, tenant_id=tenant_id, task_id=task_id, statuses=statuses, limit=limit
+            )
+
+    def fulfil(self, principal: Principal, offer: OfferView) -> GenerateResult | None:
+        """Generate an owed offer as `principal` (its actor); None if it was done meanwhile.
+
+        A failure is recorded on the offer (attempts, error) and raised; after
+        MAX_OFFER_ATTEMPTS it is `failed` and no longer retried by itself."""
+        if principal.tenant_id != offer.tenant_id:
+            raise NotFound("memory offer", str(offer.id))  # another tenant's: like a missing one
+        if principal.user_id != offer.actor:
+            raise NotAuthorized(f"offer {offer.id} is generated with its own actor's rights")
+
+        def settle(session: Session, generation_id: str) -> None:
+            row = session.get(MemoryOfferRow, offer.id, with_for_update=True)
+            if row is None or row.status == offers.DONE:
+                raise _AlreadyDone()
+            row.status, row.generation_id = offers.DONE, generation_id
+            row.done_at = self._clock.now()
+            row.attempts += 1
+
+        try:
+            return self.generate(
+                principal,
+                scope=offer.scope,
+                events=offer.events,
+                acl=offer.acl,
+                run_id=offer.run_id,
+                settle=settle,
+            )
+        except _AlreadyDone:
+            return None
+        except Exception as exc:
+            self._offer_failed(offer.id, f"{type(exc).__name__}: {exc}")
+            raise
+
+    def generate_offered(
+        self,
+        principal: Principal,
+        *,
+        run_id: str,
+        fresh: Sequence[Offer],
+        owed: Sequence[OfferView] = (),
+    ) -> list[OfferOutcome]:
+        """What a run does on its way out, in one write transaction: record the events it
+        received (`fresh`; ones offered before are skipped), and generate them together with
+        `owed` offers of the same actor. Model calls happen before the transaction; an offer
+        whose extraction or write fails stays owed with its error and the others go on."""
+        require_writer(principal)
+        for offered in fresh:
+            _acl(offered.acl)
+        mine = [
+            o for o in owed if (o.tenant_id, o.actor) == (principal.tenant_id, principal.user_id)
+        ]
+        with self._db.read() as session:
+            known = offers.existing(session, principal.tenant_id, fresh)
+        items: list[Offer | OfferView] = [o for o in fresh if offers.key_of(o) not in known]
+        todo = [(item, self._prepare_safely(principal, item, run_id)) for item in [*items, *mine]]
+        if not todo:
+            return []
+        outcomes: list[OfferOutcome] = []
+        with self._db.write() as session:
+            ids = offers.record(
+                session,
+                tenant_id=principal.tenant_id,
+                actor=principal.user_id,
+                run_id=run_id,
+                offers=[item for item, _ in todo if isinstance(item, Offer)],
+                now=self._clock.now(),
+            )
+            for key in sorted({canonical_scope(item.scope) for item, _ in todo}):
+                lock_scope(session, principal.tenant_id, key)
+            for item, prepared in todo:
+                if isinstance(item, OfferView):
+                    offer_id = item.id
+                elif offers.key_of(item) in ids:
+                    offer_id = ids[offers.key_of(item)]
+                else:
+                    continue  # another run recorded the same event a moment ago
+                source = _run_of(item, run_id)
+                outcomes.append(
+                    self._write_offer(session, principal, offer_id, item, prepared, source=source)
+                )
+        return outcomes
+
+    def _prepare_safely(
+        self, principal: Principal, item: Offer | OfferView, run_id: str
+    ) -> _Prepared | Exception:
+        try:
+            return self._prepare(
+                principal,
+                scope=item.scope,
+                events=item.events,
+                acl=item.acl,
+                run_id=_run_of(item, run_id),
+            )
+        except Exception as exc:  # recorded on the offer, never raised to the run
+            return exc
+
+    def _write_offer(
+        self,
+        session: Session,
+        principal: Principal,
+        offer_id: int,
+        item: Offer | OfferView,
+        prepared: _Prepared | Exception,
+        *,
+        source: str,
+    ) -> OfferOutcome:
+        about = OfferOutcome(
+            offer_id=offer_id,
+            scope=canonical_scope(item.scope),
+            event_id=item.event_id,
+            source_run=source,
+        )
+        if isinstance(prepared, Exception):
+            attempt = offers.fail(session, offer_id, prepared)
+            return about.model_copy(update={"error": _reason(prepared), "attempt": attempt})
+        try:
+            with session.begin_nested():  # a failed write leaves the others' writes standing
+                result = self._write(session, principal, prepared, dry_run=False)
+                offers.done(session, offer_id, result.generation_id, now=self._clock.now())
+        except MemdeskError as exc:
+            attempt = offers.fail(session, offer_id, exc)
+            return about.model_copy(update={"error": _reason(exc), "attempt": attempt})
+        return about.model_copy(update={"result": result})
+
+    def _offer_failed(self, offer_id: int, error: str) -> None:
+        with self._db.write() as session:
+            row = session.get(MemoryOfferRow, offer_id, with_for_update=True)
+            if row is None or row.status == offers.DONE:
+                return
+            row.attempts += 1
+            row.last_error = error[:2000]
+            if row.attempts >= offers.MAX_OFFER_ATTEMPTS:
+                row.status = offers.FAILED
+
+    def recall(
+        self,
+        principal: Principal,
+        *,
+        scopes: Sequence[dict[str, str]],
+        queries: Sequence[str],
+        k: int = 5,
+        purpose: str = "",
+        audited: bool = True,
+    ) -> list[RecalledMemory]:
+        """The memories of each scope (exact match, live, readable) most similar to any of the
+        queries, k per scope, each with its source; without queries the most recent ones.
+        One audited retrieval, like `search` (`audited=False` when the caller records it: a
+        run's `memories_recalled` event is itself an audit entry)."""
+        if not 1 <= k <= MAX_K:
+            raise InvalidInput(f"k must be between 1 and {MAX_K}")
+        keys = [(scope, self._scope_key(principal, scope)) for scope in scopes]
+        texts = [q for q in queries if q.strip()]
+        found: list[RecalledMemory] = []
+        with self._db.read() as session:
+            now = self._clock.now()
+            for _, key in keys:
+                rows = self._scope_rows(session, principal.tenant_id, key, now, reader=principal)
+                found += self._ranked(rows, texts, k)
+        if not audited:
+            return found
+        with self._db.write() as session:
+            self._writer.audit(
+                session,
+                principal,
+                "memory.recalled",
+                purpose[:300] or "recall",
+                detail={
+                    "scopes": [key for _, key in keys],
+                    "k": k,
+                    "memory_ids": [m.memory.memory_id for m in found],
+                },
+            )
+        return found
+
+    def _ranked(self, rows: list[MemoryRow], queries: list[str], k: int) -> list[RecalledMemory]:
+        if not rows:
+            return []
+        if not queries:
+            newest = sorted(rows, key=lambda r: (r.updated_at, r.memory_id), reverse=True)
+            return [RecalledMemory(memory=to_memory(r), score=0.0) for r in newest[:k]]
+        matrix = self._vectors(rows)
+        scores = np.max(matrix @ np.vstack([self._embedder.embed_query(q) for q in queries]).T, 1)
+        order = sorted(range(len(rows)), key=lambda i: (-float(scores[i]), rows[i].memory_id))
+        return [
+            RecalledMemory(memory=to_memory(rows[i]), score=round(float(scores[i]), 6))
+            for i in order[:k]
+        ]
 
     def create(
         self,
@@ -756,3 +1067,13 @@ def _acl(entries: Sequence[str]) -> list[str]:
 def _described(component: Described) -> str:
     model = getattr(component, "model", None)
     return f"{component.name} ({model})" if isinstance(model, str) and model else component.name
+
+
+def _run_of(item: Offer | OfferView, run_id: str) -> str:
+    """An owed offer keeps the run that received it as its source."""
+    return item.run_id if isinstance(item, OfferView) else run_id
+
+
+def _reason(exc: Exception) -> str:
+    reason = getattr(exc, "reason", None) or type(exc).__name__
+    return f"{reason}: {exc}"[:500]

@@ -30,7 +30,7 @@ def purge_expired(
     removed: list[str] = []
     held: list[str] = []
     revisions = 0
-    with db.write() as session:
+    with db.read() if dry_run else db.write() as session:  # a dry run only reads
         expired = select(MemoryRow).where(
             MemoryRow.expire_at.is_not(None), MemoryRow.expire_at <= now
         )
@@ -38,7 +38,8 @@ def purge_expired(
             expired = expired.where(MemoryRow.tenant_id == tenant_id)
         # Locked before the holds are read: a hold that committed first always wins, and one
         # arriving meanwhile waits for the lock and then finds the memory gone (NotFound).
-        rows = session.scalars(expired.order_by(MemoryRow.memory_id).with_for_update()).all()
+        expired = expired.order_by(MemoryRow.memory_id)
+        rows = session.scalars(expired if dry_run else expired.with_for_update()).all()
         on_hold = holds.held_ids(session, "memory")
         for row in rows:
             key = f"{row.tenant_id}/{row.memory_id}"

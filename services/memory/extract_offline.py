@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from services.language.sentences import looks_like_instruction
 from services.memory.topics import (
     CUSTOMER_PREFERENCES,
     CUSTOMER_PROFILE,
@@ -234,8 +235,8 @@ class OfflineExtractor:
             if event.author == "agent" or _norm(event.text) in silent:
                 continue  # the agent's own words are not the customer's facts
             for sentence, question in sentences(event.text):
-                if _norm(sentence) in silent:
-                    continue
+                if _norm(sentence) in silent or looks_like_instruction(sentence):
+                    continue  # an order is set aside whole, values and all (as planning does)
                 found, dropped = self._sentence(
                     sentence, question, enabled, index, zh=is_chinese(event.text)
                 )

@@ -104,8 +104,13 @@ class MemoryWriter:
                 changes.append(change.model_copy(update={"reason": "under legal hold: kept"}))
                 continue
             action = "updated" if step.action == "update" else "deleted"
-            if step.action == "delete":
-                change = change.model_copy(update={"fact": step.previous or fact.fact})
+            if step.action == "delete":  # the change names the memory it deletes
+                change = change.model_copy(
+                    update={
+                        "fact": step.previous or fact.fact,
+                        "topic": existing.topic if existing is not None else fact.topic,
+                    }
+                )
             changes.append(change.model_copy(update={"action": action}))
             if dry_run or existing is None:
                 continue

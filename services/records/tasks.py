@@ -497,10 +497,10 @@ class TaskService:
             query = query.where(TaskRow.tenant_id == tenant_id)
         removed: list[str] = []
         held: list[str] = []
-        with self._db.write() as session:
-            rows = session.scalars(
-                query.order_by(TaskRow.tenant_id, TaskRow.task_id).with_for_update()
-            ).all()
+        query = query.order_by(TaskRow.tenant_id, TaskRow.task_id)
+        # A dry run only reads (it works on a read-only store); a purge locks what it removes.
+        with self._db.read() if dry_run else self._db.write() as session:
+            rows = session.scalars(query if dry_run else query.with_for_update()).all()
             on_hold = holds.held_ids(session, "task")
             for row in rows:
                 key = f"{row.tenant_id}/{row.task_id}"

@@ -26,7 +26,7 @@ import math
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Container, Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar, overload
 
@@ -167,6 +167,20 @@ class TenantBlock:
     matrix: Vectors = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
     lexicon: Lexicon = field(default_factory=Lexicon)
     object_bytes: int = 0  # the strings and list slots of its rows
+    # Block row of each chunk of a chunk list (by its key), while the block has not grown.
+    _rows_for: tuple[Hashable, int, npt.NDArray[np.int64]] | None = None
+    # (chunk list key, rows) when every row was last found in that chunk list.
+    checked: tuple[Hashable, int] | None = None
+
+    def rows_for(self, key: Hashable, ids: Sequence[str]) -> npt.NDArray[np.int64]:
+        """The block row of each of `ids` (-1: not fetched), remembered for one chunk list."""
+        held = self._rows_for
+        if held is not None and held[0] == key and held[1] == len(self.ids):
+            return held[2]
+        row_of = self.row_of
+        rows = np.fromiter((row_of.get(c, -1) for c in ids), dtype=np.int64, count=len(ids))
+        self._rows_for = (key, len(self.ids), rows)
+        return rows
 
     @property
     def units(self) -> _Units:
@@ -369,6 +383,63 @@ class RetrievalCaches:
         self.enforce_budget(keep=(index_version, tenant_id))
         return view
 
+    def tenant_view(
+        self,
+        index_version: str,
+        tenant_id: str,
+        *,
+        table_key: Hashable,
+        table_ids: Sequence[str],
+        selected: npt.NDArray[np.int64],
+        dimension: int,
+        fetch: Callable[[list[str]], list[Payload]],
+    ) -> tuple[TenantBlock, LexicalView]:
+        """`block` then `view` for the chunks at positions `selected` of a chunk list that
+        `table_key` names (a list is immutable under its key), without a pass over their ids:
+        the view's key is the selection itself."""
+        key = (index_version, tenant_id)
+        with self._lock:
+            block = self._blocks.get(key)
+            if block is None:
+                block = self._blocks[key] = TenantBlock(dimension=dimension)
+            self._blocks.move_to_end(key)
+            rows = block.rows_for(table_key, table_ids)[selected]
+            if (rows < 0).any():
+                was_checked = block.checked == (table_key, len(block.ids))
+                block.add(fetch([table_ids[int(i)] for i in selected[rows < 0]]))
+                if was_checked:  # what it fetched is in the same chunk list
+                    block.checked = (table_key, len(block.ids))
+                self.enforce_budget(keep=key)
+                rows = block.rows_for(table_key, table_ids)[selected]
+        present = rows[rows >= 0]
+        digest = hashlib.blake2b(repr((table_key, len(present))).encode(), digest_size=16)
+        digest.update(selected.astype(np.int64).tobytes())
+        view_key = (index_version, tenant_id, digest.hexdigest())
+        cached = self.views.get(view_key)
+        if cached is not None:
+            return block, cached
+        view = LexicalView.of(view_key[2], block, present)
+        self.views.put(view_key, view)
+        self.enforce_budget(keep=key)
+        return block, view
+
+    def drop_missing(
+        self, index_version: str, tenant_id: str, *, table_key: Hashable, table: Container[str]
+    ) -> int:
+        """Evict the tenant block's chunks that the chunk list no longer holds (removed by any
+        process); a block already checked against this list is not read again."""
+        with self._lock:
+            block = self._blocks.get((index_version, tenant_id))
+            if block is None or block.checked == (table_key, len(block.ids)):
+                return 0
+            stale = [c for c in block.ids if c not in table]
+        removed = self.evict_chunks(stale) if stale else 0
+        with self._lock:
+            block = self._blocks.get((index_version, tenant_id))
+            if block is not None:
+                block.checked = (table_key, len(block.ids))
+        return removed
+
     # ---- the memory ceiling ----------------------------------------------------------------
     def nbytes(self) -> int:
         """What every retrieval cache holds together, estimated from its arrays and objects."""
@@ -376,6 +447,10 @@ class RetrievalCaches:
             blocks = sum(block.nbytes for block in self._blocks.values())
         others = (self.views, self.rankings, self.chunk_tables, self.query_vectors)
         return blocks + sum(cache.weight for cache in others)
+
+    def cached_chunks(self) -> int:
+        with self._lock:
+            return sum(len(block.ids) for block in self._blocks.values())
 
     def enforce_budget(self, *, keep: tuple[str, str] | None = None) -> int:
         """Drop least recently used tenant blocks (never `keep`) until the caches fit."""

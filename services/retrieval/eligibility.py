@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
+from functools import cached_property
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 from sqlalchemy import and_, bindparam, exists, or_, select
 from sqlalchemy.orm import Session
 
@@ -48,12 +51,39 @@ class ChunkTable:
 
     generation: int
     rows: dict[str, ChunkRow]
+    # The same chunks as arrays, in the order of `rows`, so a principal's chunks are selected
+    # without a Python pass over the tenant: each chunk's document (an index into `documents`)
+    # and version.
+    ids: tuple[str, ...] = field(init=False)
+    documents: dict[str, int] = field(init=False)
+    doc_index: npt.NDArray[np.int32] = field(init=False)
+    versions: npt.NDArray[np.int64] = field(init=False)
+
+    def __post_init__(self) -> None:
+        documents: dict[str, int] = {}
+        doc_index = [
+            documents.setdefault(r.document_id, len(documents)) for r in self.rows.values()
+        ]
+        object.__setattr__(self, "ids", tuple(self.rows))
+        object.__setattr__(self, "documents", documents)
+        object.__setattr__(self, "doc_index", np.asarray(doc_index, dtype=np.int32))
+        object.__setattr__(
+            self, "versions", np.asarray([r.version for r in self.rows.values()], dtype=np.int64)
+        )
 
 
 @dataclass(frozen=True)
 class Eligibility:
-    chunks: list[ChunkRow]  # chunks of the current, approved, valid, readable versions
+    """The current, approved, valid, readable versions' chunks: positions in the table."""
+
+    table: ChunkTable
+    selected: npt.NDArray[np.int64]
     not_indexed: list[str]  # eligible versions the active index does not hold yet
+
+    @cached_property
+    def chunks(self) -> list[ChunkRow]:
+        rows = list(self.table.rows.values())
+        return [rows[int(i)] for i in self.selected]
 
 
 def active_index(session: Session, space: str, tenant_id: str) -> tuple[ActiveIndex, int] | None:
@@ -165,10 +195,21 @@ def eligible_documents(session: Session, principal: Principal, as_of: date) -> d
 
 
 def select_eligible(table: ChunkTable, documents: dict[str, int]) -> Eligibility:
-    chunks = [row for row in table.rows.values() if documents.get(row.document_id) == row.version]
-    indexed = {row.document_id for row in chunks}
-    not_indexed = sorted(f"{d}@{v}" for d, v in documents.items() if d not in indexed)
-    return Eligibility(chunks=chunks, not_indexed=not_indexed)
+    """The chunks whose version is the document's eligible one (in table order)."""
+    wanted = np.full(len(table.documents), -1, dtype=np.int64)  # -1: no eligible version
+    for document_id, version in documents.items():
+        at = table.documents.get(document_id)
+        if at is not None:
+            wanted[at] = version
+    selected = np.flatnonzero(wanted[table.doc_index] == table.versions)
+    indexed = np.zeros(len(table.documents), dtype=bool)
+    indexed[table.doc_index[selected]] = True
+    not_indexed = sorted(
+        f"{d}@{v}"
+        for d, v in documents.items()
+        if (at := table.documents.get(d)) is None or not indexed[at]
+    )
+    return Eligibility(table=table, selected=selected, not_indexed=not_indexed)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from services.core.clock import Clock, IdGenerator
 from services.core.errors import IndexUnavailable
-from services.db.engine import Database
+from services.db.engine import Database, refresh_statistics
 from services.db.models import DocumentVersion, IndexChunk, IndexPointer, IndexVersion
 from services.db.models_retrieval import IndexSyncPending
 from services.records import audit
@@ -208,6 +208,7 @@ class IndexManager:
             for tenant_id in sorted(tenants):
                 report = _merge(report, self._sync_tenant(active, tenant_id, actor=actor))
                 self._settle_deferred([tenant_id], started)
+            refresh_statistics(self._db.engine)
             return report
 
     # ---- deferred syncs: work owed while the index was unreachable ------------------------

@@ -220,26 +220,31 @@ class Lexicon:
         edge = edge_of(quantity)
         return None if edge is None else self.key(_EDGE_PREFIX + edge, EDGE)
 
-    def containing(self, unit: str) -> Rows | None:
+    def containing(self, unit: str) -> tuple[Rows, bool] | None:
         """Rows whose text may contain `unit` as answerability's document frequency tests it
-        (a Chinese word as a substring, an identifier as whole tokens, a word as a word unit);
-        None when nothing narrows it (every row is a candidate)."""
+        (a Chinese word as a substring, an identifier as whole tokens, a word as a word unit),
+        and whether they are exactly those; None when nothing narrows it (every row may)."""
         if not unit:
             return None
         if _CJK_RUN.match(unit):
             return self._with_cjk(unit)
         if text_analysis.identifiers_in(unit) == [unit]:
-            return self.with_identifier(unit)
-        return self.key(unit, WORD)
+            return self.with_identifier(unit), False
+        return self.key(unit, WORD), True  # the word units are what is indexed
 
-    def _with_cjk(self, unit: str) -> Rows | None:
+    def _with_cjk(self, unit: str) -> tuple[Rows, bool] | None:
         required: list[Rows] = []
         for run in _CJK_RUN.findall(unit):
             if len(run) >= 2:
                 required += [self.term(run[i : i + 2])[0] for i in range(len(run) - 1)]
             elif not text_analysis.is_function_char(run):  # function characters are no terms
                 required.append(self.term(run)[0])
-        return _all_of(required) if required else None
+        if not required:
+            return None
+        # A Chinese word of one or two characters is in a text exactly where that term is
+        # (two characters side by side belong to one run, whose bigrams are all terms).
+        whole = _CJK_RUN.fullmatch(unit) is not None and len(required) == 1
+        return _all_of(required), whole
 
     @property
     def nbytes(self) -> int:

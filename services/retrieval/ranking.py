@@ -123,8 +123,15 @@ def vector_scores(
 def document_frequency(unit: str, block: TenantBlock, view: LexicalView) -> int:
     """`answerability.document_frequency` over the view's chunks, tested only on the rows the
     block's index says can contain `unit` (the same count: the others cannot)."""
-    candidates = block.lexicon.containing(unit)
-    rows = view.rows if candidates is None else view.rows[view.position_of(candidates)]
+    found = block.lexicon.containing(unit)
+    if found is None:
+        rows = view.rows
+    else:
+        candidates, exact = found
+        positions = view.position_of(candidates)
+        if exact:
+            return len(positions)
+        rows = view.rows[positions]
     texts = [block.matched[int(r)] for r in rows]
     units = [block.unit_set(int(r)) for r in rows]
     return answerability.document_frequency(unit, texts, units)

@@ -11,7 +11,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from services.contracts.evidence_id import evidence_id_for, parse_evidence_id
-from services.contracts.span_reading import SpanReading, SpanToRead
+from services.contracts.span_reading import ReadingFailed, SpanReading, SpanToRead
 from services.core.clock import Clock, today
 from services.core.errors import IndexUnavailable, InvalidInput, MemdeskError, NotFound
 from services.core.principals import Principal
@@ -87,7 +87,8 @@ class RetrievalService:
             documents = eligible_documents(session, principal, as_of)
         eligibility = select_eligible(table, documents)
         timings["eligible_ms"] = _since(started)
-        by_id = {c.chunk_id: c for c in eligibility.chunks}
+        # Every candidate is one of the eligible chunks (the view holds only those).
+        by_id = table.rows
         analysis = QueryAnalysis.of(query)
         block, view = self._view(active, principal.tenant_id, table, eligibility)
         candidates = self._ranked(active, view, block, analysis)
@@ -172,8 +173,15 @@ class RetrievalService:
             reading = self._reader.read(query, spans)
         except MemdeskError as exc:
             reader = f"offline ({self._reader.name} unavailable: {exc})"
-            return offline, SpanReading(reader=reader, verdicts=[])
-        return _from_reading(reading, {e.evidence_id for e in evidence}, offline), reading
+            # A refused answer was still paid for: its calls and tokens are reported too.
+            calls, tokens = (
+                (exc.model_calls, exc.tokens) if isinstance(exc, ReadingFailed) else (0, 0)
+            )
+            return offline, SpanReading(
+                reader=reader, verdicts=[], model_calls=calls, tokens=tokens
+            )
+        given = {e.evidence_id for e in evidence}
+        return _from_reading(reading, given, offline, query=query), reading
 
     # ---- resolve ------------------------------------------------------------------------------
     def resolve(
@@ -271,22 +279,23 @@ class RetrievalService:
     def _view(
         self, active: ActiveIndex, tenant_id: str, table: ChunkTable, eligibility: Eligibility
     ) -> tuple[TenantBlock, LexicalView]:
-        chunk_ids = [c.chunk_id for c in eligibility.chunks]
-
         def fetch(missing: list[str]) -> list[Payload]:
             return self._fetch(active, tenant_id, table, missing)
 
-        block = self.caches.block(
-            active.index_version, tenant_id, chunk_ids, dimension=active.dimension, fetch=fetch
-        )
+        table_key = (active.index_version, tenant_id, table.generation)
         # Chunks the tenant's index no longer holds (removed by any process) leave the cache now.
-        stale = [c for c in block.ids if c not in table.rows]
-        if stale:
-            self.caches.evict_chunks(stale)
-            block = self.caches.block(
-                active.index_version, tenant_id, chunk_ids, dimension=active.dimension, fetch=fetch
-            )
-        return block, self.caches.view(active.index_version, tenant_id, block, chunk_ids)
+        self.caches.drop_missing(
+            active.index_version, tenant_id, table_key=table_key, table=table.rows
+        )
+        return self.caches.tenant_view(
+            active.index_version,
+            tenant_id,
+            table_key=table_key,
+            table_ids=table.ids,
+            selected=eligibility.selected,
+            dimension=active.dimension,
+            fetch=fetch,
+        )
 
     def _fetch(
         self, active: ActiveIndex, tenant_id: str, table: ChunkTable, chunk_ids: list[str]
@@ -429,6 +438,11 @@ class RetrievalService:
                     "evidence_ids": [e.evidence_id for e in result.evidence],
                     "dropped": result.dropped,
                     "index_version": result.index_version,
+                    # Who judged the spans and what that cost: model calls made outside a run
+                    # are visible here only.
+                    "reader": result.reader,
+                    "model_calls": result.model_calls,
+                    "tokens": result.tokens,
                 },
             )
 
@@ -524,9 +538,13 @@ def _judge(
     return assess(query, items, distinctive=profile.distinctive)
 
 
-def _from_reading(reading: SpanReading, given: set[str], offline: Assessment) -> Assessment:
+def _from_reading(
+    reading: SpanReading, given: set[str], offline: Assessment, *, query: str
+) -> Assessment:
     """Verdicts → an assessment. Only spans retrieval gave count; a verdict on anything else is
-    ignored. Identifiers the evidence does not name stay missing whatever the reader says."""
+    ignored. Identifiers the evidence does not name stay missing whatever the reader says.
+    Insufficient always says what is missing: when no span even partly answers and the offline
+    rule had found an answer, the question itself is."""
     verdicts = {v.evidence_id: v for v in reading.verdicts if v.evidence_id in given}
     answering = {e for e, v in verdicts.items() if v.verdict == "answers"}
     partly = {e for e, v in verdicts.items() if v.verdict == "partly"}
@@ -535,7 +553,7 @@ def _from_reading(reading: SpanReading, given: set[str], offline: Assessment) ->
     missing: list[str] = []
     if not sufficient:
         missing = missing_ids + [m for e in sorted(partly) for m in verdicts[e].missing]
-        missing = list(dict.fromkeys(missing)) or list(offline.missing)
+        missing = list(dict.fromkeys(missing)) or list(offline.missing) or [query.strip()]
     return Assessment(
         sufficient=sufficient,
         missing=missing,

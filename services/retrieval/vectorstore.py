@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any, Protocol, TypeVar
 from urllib.parse import urlparse
 
@@ -14,6 +15,7 @@ import numpy as np
 
 from services.core.clock import Clock
 from services.core.errors import IndexUnavailable
+from services.retrieval import index_copy
 from services.retrieval.embedders import Vectors
 from services.retrieval.index_retries import TransientIndexError, with_retries
 
@@ -94,6 +96,7 @@ class ChromaStore:
         self._path = path
         self._url = url
         self._client: Any = None
+        self._copy: Path | None = None  # a private copy of a read-only directory, if any
         self._collections: dict[str, Any] = {}
         self._lock = threading.RLock()
 
@@ -115,8 +118,17 @@ class ChromaStore:
                     )
                 )
             else:
-                self._client = chromadb.PersistentClient(path=str(self._path), settings=settings)
+                self._client = chromadb.PersistentClient(path=self._readable(), settings=settings)
         return self._client
+
+    def _readable(self) -> str:
+        """The directory to open: ours, or a private copy when this process may not write it
+        (a read-only store stays searchable; services/retrieval/index_copy.py)."""
+        directory = Path(str(self._path))
+        if index_copy.writable(directory):
+            return str(directory)
+        self._copy = index_copy.private_copy(directory)
+        return str(self._copy)
 
     def _collection(self, name: str) -> Any:
         with self._lock:
@@ -238,6 +250,9 @@ class ChromaStore:
             self._collections.clear()
             if client is not None and hasattr(client, "close"):
                 client.close()
+            if self._copy is not None:
+                index_copy.remove(self._copy)
+                self._copy = None
 
 
 class RetryingStore:

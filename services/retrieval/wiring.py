@@ -12,6 +12,7 @@ from services.retrieval.caches import RetrievalCaches
 from services.retrieval.embedders import Embedder, GuardedEmbedder, make_embedder
 from services.retrieval.index import IndexManager
 from services.retrieval.service import RetrievalService
+from services.retrieval.types import SpanReader
 from services.retrieval.vectorstore import ChromaStore, RetryingStore, VectorStore
 from services.settings import Settings
 
@@ -26,8 +27,10 @@ def build_retrieval(
     ids: IdGenerator,
     store: VectorStore | None = None,
     embedder: Embedder | None = None,
+    reader: SpanReader | None = None,
 ) -> tuple[IndexManager, RetrievalService]:
-    """Chroma server when MEMDESK_CHROMA_URL is set, else a directory under MEMDESK_HOME."""
+    """Chroma server when MEMDESK_CHROMA_URL is set, else a directory under MEMDESK_HOME.
+    `reader` (span-reading@1) judges the spans when given; without one the offline rule does."""
     if store is None:
         store = (
             ChromaStore(url=settings.chroma_url)
@@ -42,7 +45,7 @@ def build_retrieval(
         store=RetryingStore(store, clock=clock),
         caches=RetrievalCaches(budget_bytes=settings.retrieval_cache_mb * 2**20),
     )
-    return index, RetrievalService(db=db, clock=clock, index=index)
+    return index, RetrievalService(db=db, clock=clock, index=index, reader=reader)
 
 
 def sync_hook(index: IndexManager) -> Callable[[list[str]], str]:

@@ -45,4 +45,9 @@ def test_bench_load_reports_every_run_settled_and_no_invariant_broken(tmp_path):
         assert {"awaiting_approval", "waiting_input"} <= set(mode["tasks_after_runs"])
         # Two people approved every item at once; each was decided exactly once (checked above).
         assert sum(mode["approval_decide_calls"].values()) == 2 * mode["approval_items"] > 0
+        # Memory generation ran inside the runs, cost reported, nothing failed or left owed.
+        memory = mode["memory_generation"]
+        assert memory["attempts_with_generation"] > 0 and memory["generations"] > 0
+        assert (memory["failed"], memory["offers_still_owed"]) == (0, 0)
+        assert memory["ms_p50"] is not None and memory["ms_per_run"] > 0
     assert not list(tmp_path.iterdir())  # the user's MEMDESK_HOME was never touched

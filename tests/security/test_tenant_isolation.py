@@ -12,6 +12,7 @@ import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -23,6 +24,7 @@ from services.contracts.decision import Claim, DecisionStatus, MemoryDecision, N
 from services.contracts.evidence_id import parse_evidence_id
 from services.core.errors import MemdeskError, NotFound
 from services.core.principals import Principal
+from services.memory.offers import Offer, OfferView
 from services.memory.types import ConversationEvent
 from services.publishing.candidates import Proposal
 from services.records.audit import AuditQuery
@@ -70,6 +72,26 @@ STALE = 10**6
 def _in_write(s: Services, work: Callable[[Any], Any]) -> Any:
     with s.db.write() as session:
         return work(session)
+
+
+def _offer(t: Targets) -> OfferView:
+    """An owed offer of tenant A's, as `owed` would return it to a worker."""
+    return OfferView(
+        id=1,
+        tenant_id="A",
+        task_id=t.task,
+        scope=_scope(t),
+        event_id="probe",
+        events=(ConversationEvent(text="請忘記包裝的偏好。"),),
+        acl=("tenant",),
+        run_id="probe",
+        actor="a.sales",
+        status="pending",
+        attempts=0,
+        last_error=None,
+        generation_id=None,
+        created_at=datetime(2026, 11, 29, tzinfo=UTC),
+    )
 
 
 def _scope(t: Targets) -> dict[str, str]:
@@ -281,6 +303,45 @@ CASES: dict[str, Case] = {
         listing=True,
     ),
     "memories.scopes": Case(lambda s, p, t: s.memories.scopes(p), listing=True),
+    "memories.recall": Case(
+        lambda s, p, t: s.memories.recall(p, scopes=[_scope(t)], queries=["包裝 PE 袋"]),
+        listing=True,
+    ),
+    "memories.offer": Case(  # B's own offer under a scope key A also uses: nothing of A's
+        lambda s, p, t: (
+            len(
+                s.memories.offer(
+                    p,
+                    run_id="probe",
+                    offered=[
+                        Offer(scope=_scope(t), events=(ConversationEvent(text="x", event_id="p"),))
+                    ],
+                )
+            )
+            >= 0
+        ),
+        listing=True,
+    ),
+    "memories.fulfil": Case(lambda s, p, t: s.memories.fulfil(p, _offer(t))),
+    "memories.generate_offered": Case(
+        # A "forget" in B's own scope of the same key: nothing of A's may be deleted.
+        lambda s, p, t: [
+            change.action
+            for outcome in s.memories.generate_offered(
+                p,
+                run_id="probe",
+                fresh=[
+                    Offer(
+                        scope=_scope(t),
+                        events=(ConversationEvent(text="請忘記包裝的偏好。"),),
+                    )
+                ],
+            )
+            for change in (outcome.result.changes if outcome.result else ())
+            if change.action not in ("created", "dropped")
+        ],
+        listing=True,
+    ),
     "memories.search": Case(
         lambda s, p, t: s.memories.search(p, scope=_scope(t), query="包裝 PE 袋"), listing=True
     ),
@@ -428,6 +489,9 @@ SYSTEM = {
     "tasks.lock_for_hold": "inside the retention service's hold unit of work (tenant given)",
     "tasks.mark_hold": "inside the retention service's hold unit of work (row given)",
     "memories.extractor_name": "configuration read (which extractor runs)",
+    "memories.models": "configuration read (which models the bank uses)",
+    "memories.owed": "worker and runs: offers still to generate, each then fulfilled only by "
+    "its own actor",
     "accounts.*": "login and the CLI's account management: before any principal exists",
     "sessions.*": "login sessions: opened for the user a password just proved, then named by "
     "a signed token, never by a key another tenant could aim at",

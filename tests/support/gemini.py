@@ -3,7 +3,10 @@
 Recorded bodies live in tests/fixtures/gemini/. Evidence ids depend on how the corpus was
 chunked, so a recording names the evidence it cites as `{{evidence:DOC@V|text}}` (the first
 evidence of that version whose quote contains `text`, taken from the request's own
-memory-input data); `{{task_id}}` and `{{revision}}` come from the request too.
+memory-input data); `{{task_id}}` and `{{revision}}` come from the request too. A span reading
+(prompt `span-reader`) writes its list of verdicts as `{{verdicts:DEFAULT;DOC@V=VERDICT;...}}`:
+one verdict per span of the request, in its order — VERDICT for the spans of DOC@V, DEFAULT for
+the rest.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from google.genai import types
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "gemini"
 _PLACEHOLDER = re.compile(r"\{\{evidence:([^|}]+)\|([^}]+)\}\}")
+_VERDICTS = re.compile(r"\{\{verdicts:([^}]+)\}\}")
+READER_MARK = "Span Reader"  # in the span-reader prompt's system text, never in analysis's
 
 
 def recording(name: str) -> tuple[int, str]:
@@ -35,7 +40,28 @@ def request_input(request: httpx.Request) -> dict[str, Any]:
     return dict(json.loads(data))
 
 
+def bind_reading(body: str, data: dict[str, Any]) -> str:
+    def verdicts(match: re.Match[str]) -> str:
+        default, *rules = match.group(1).split(";")
+        by_ref = dict(rule.split("=", 1) for rule in rules)
+        answer = [
+            {
+                "evidence_id": span["evidence_id"],
+                "verdict": by_ref.get(span["evidence_id"].split(":", 1)[0], default),
+                "missing": [],
+            }
+            for span in data["spans"]
+        ]
+        # The placeholder sits inside the JSON string that carries the model's text.
+        return json.dumps(json.dumps(answer, ensure_ascii=False), ensure_ascii=False)[1:-1]
+
+    return _VERDICTS.sub(verdicts, body)
+
+
 def bind(body: str, data: dict[str, Any]) -> str:
+    if "spans" in data:
+        return bind_reading(body, data)
+
     def evidence(match: re.Match[str]) -> str:
         ref, needle = match.group(1), match.group(2)
         document_id, _, version = ref.partition("@")
@@ -55,17 +81,28 @@ def bind(body: str, data: dict[str, Any]) -> str:
 
 
 class RecordedGemini:
-    """Answers each generate_content call with the next recording, in order."""
+    """Answers each generate_content call with the next recording, in order. With `reading`,
+    every span-reading call is answered with that one recording (bound to its own spans) and
+    the script serves the other calls."""
 
-    def __init__(self, *names: str) -> None:
+    def __init__(self, *names: str, reading: str | None = None) -> None:
         self.script = list(names)
+        self.reading = reading
         self.requests: list[dict[str, Any]] = []
+        self.reading_requests: list[dict[str, Any]] = []
 
     def handler(self, request: httpx.Request) -> httpx.Response:
+        sent = json.loads(request.content)
+        if self.reading is not None and READER_MARK in _system_text(sent):
+            self.reading_requests.append(sent)
+            return self._answer(self.reading, request)
         if not self.script:
             raise AssertionError("the model was called more often than recorded")
-        status, body = recording(self.script.pop(0))
-        self.requests.append(json.loads(request.content))
+        self.requests.append(sent)
+        return self._answer(self.script.pop(0), request)
+
+    def _answer(self, name: str, request: httpx.Request) -> httpx.Response:
+        status, body = recording(name)
         if status == 200 and "{{" in body:
             body = bind(body, request_input(request))
         return httpx.Response(
@@ -80,3 +117,8 @@ class RecordedGemini:
                 httpx_client=httpx.Client(transport=httpx.MockTransport(self.handler))
             ),
         )
+
+
+def _system_text(body: dict[str, Any]) -> str:
+    parts = (body.get("systemInstruction") or {}).get("parts") or []
+    return "".join(str(part.get("text", "")) for part in parts)

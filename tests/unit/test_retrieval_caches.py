@@ -105,3 +105,73 @@ def test_a_tenant_larger_than_the_ceiling_is_still_served():
     assert fill(caches, "T000") == (300, 300)
     assert fill(caches, "T001") == (300, 300)
     assert [tenant for _v, tenant in caches._blocks] == ["T001"]
+
+
+def test_a_view_of_table_positions_holds_the_rows_a_view_of_their_ids_holds():
+    payloads = tenant_payloads("T000", 50)
+    ids = [p.chunk_id for p in payloads]
+    by_id = {p.chunk_id: p for p in payloads}
+    fetched: list[list[str]] = []
+
+    def fetch(missing: list[str]) -> list[Payload]:
+        fetched.append(missing)
+        return [by_id[c] for c in missing if c != ids[7]]  # one chunk is gone from the store
+
+    caches = RetrievalCaches()
+    selected = np.array([3, 7, 9, 20, 41], dtype=np.int64)
+    block, view = caches.tenant_view(
+        "v1",
+        "T000",
+        table_key=("v1", "T000", 1),
+        table_ids=ids,
+        selected=selected,
+        dimension=64,
+        fetch=fetch,
+    )
+    by_ids = caches.view("v1", "T000", block, [ids[i] for i in selected])
+    assert list(view.rows) == list(by_ids.rows) and view.chunk_ids == by_ids.chunk_ids
+    assert fetched == [[ids[i] for i in selected]]
+    again_block, again = caches.tenant_view(
+        "v1",
+        "T000",
+        table_key=("v1", "T000", 1),
+        table_ids=ids,
+        selected=selected,
+        dimension=64,
+        fetch=fetch,
+    )
+    assert again is view and again_block is block
+    assert fetched[1:] == [[ids[7]]]  # the missing one is asked for again, nothing else
+    other = caches.tenant_view(
+        "v1",
+        "T000",
+        table_key=("v1", "T000", 2),
+        table_ids=ids,
+        selected=selected,
+        dimension=64,
+        fetch=fetch,
+    )[1]
+    assert other.fingerprint != view.fingerprint  # another generation of the chunk list
+
+
+def test_selecting_eligible_chunks_by_document_version_matches_a_scan():
+    import random
+
+    from services.retrieval.eligibility import ChunkRow, ChunkTable, select_eligible
+
+    rng = random.Random(5)
+    rows = {}
+    for d in range(40):
+        for v in range(1, rng.randrange(2, 4)):
+            for n in range(rng.randrange(0, 4)):
+                rows[f"T/D{d}@{v}#{n}"] = ChunkRow(f"T/D{d}@{v}#{n}", f"D{d}", v, 0, 1, "h")
+    table = ChunkTable(generation=1, rows=rows)
+    for _ in range(20):
+        documents = {f"D{d}": rng.randrange(1, 4) for d in rng.sample(range(50), 30)}
+        chosen = select_eligible(table, documents)
+        scanned = [r for r in rows.values() if documents.get(r.document_id) == r.version]
+        indexed = {r.document_id for r in scanned}
+        assert chosen.chunks == scanned
+        assert chosen.not_indexed == sorted(
+            f"{d}@{v}" for d, v in documents.items() if d not in indexed
+        )

@@ -7,7 +7,7 @@ from datetime import date
 import pytest
 
 from services.agents.review import ReviewAgent
-from services.contracts.memory_input import InputTask, MemoryInput, Need
+from services.contracts.memory_input import InputMemory, InputTask, MemoryInput, Need
 from services.core.errors import NotFound
 from services.core.principals import Principal
 from services.retrieval.types import Evidence
@@ -223,3 +223,41 @@ def test_a_claim_asserting_another_confirmed_value_still_fails(text):
     report = review(claim(text, "SOP-LEADTIME@2:0-20"))
     failed = {c.name: c.problems for c in report.checks if not c.passed}
     assert any("SUS316L" in p for p in failed["confirmed_respected"]), failed
+
+
+REMEMBERING = DATA.model_copy(
+    update={
+        "memories": [
+            InputMemory(
+                memory_ref="memory:mem-7@r2",
+                memory_id="mem-7",
+                revision=2,
+                scope={"customer_id": "C-ACME"},
+                topic="customer_preferences",
+                fact="客戶一律要求 PPAP 第 3 級",
+                source_event="mail MAIL-42@1",
+            )
+        ]
+    }
+)
+
+
+@pytest.mark.parametrize(
+    "cited",
+    [
+        ["memory:mem-7@r2"],
+        ["mem-7"],
+        ["SOP-LEADTIME@2:0-20", "memory:mem-7@r2"],  # a memory beside real evidence still fails
+        ["memory:mem-9@r1"],  # a memory reference the run never recalled
+    ],
+)
+def test_a_claim_citing_a_memory_is_refused(cited):
+    report = review(claim("標準交期依 SOP-LEADTIME v2 為 15 日", *cited), REMEMBERING)
+    failed = {c.name: c.problems for c in report.checks if not c.passed}
+    assert not report.passed
+    assert any("memories are inference" in p for p in failed["no_memory_citations"])
+
+
+def test_recalled_memories_alone_do_not_fail_a_grounded_decision():
+    report = review(GOOD, REMEMBERING)
+    assert report.passed, report.reasons

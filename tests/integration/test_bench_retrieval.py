@@ -1,0 +1,29 @@
+"""`memdesk bench retrieval` at toy size: the figures it prints are measured, governed retrieval
+returns nothing forbidden, and a ceiling smaller than the tenants drops and rebuilds blocks."""
+
+from __future__ import annotations
+
+from services.lab import bench_retrieval
+from services.settings import Settings
+
+
+def test_round_robin_under_a_small_ceiling_evicts_and_still_answers_exactly(tmp_path):
+    settings = Settings(home=tmp_path, retrieval_cache_mb=1)
+    result = bench_retrieval.retrieval(
+        settings, chunks=1200, tenants=6, queries=36, round_robin=True, baseline=False
+    )
+    assert result["forbidden_hits"] == 0
+    assert result["recall_at_10"] == 1.0
+    assert result["evicted_tenant_blocks"] > 0
+    assert result["cache_mb"] <= 1.0
+    assert result["baseline_p95_ms"] == 0.0 and result["speedup_p95"] is None
+
+
+def test_the_curve_reports_every_size_with_its_baseline(tmp_path):
+    result = bench_retrieval.curve(Settings(home=tmp_path), tenants=2, queries=12, sizes=(200, 400))
+    assert [p["chunks_per_tenant"] for p in result["points"]] == [200, 400]
+    for point in result["points"]:
+        assert point["chunks"] >= 2 * point["chunks_per_tenant"]
+        assert point["forbidden_hits"] == 0 and point["baseline_forbidden_hits"] == 0
+        assert point["baseline_p95_ms"] > 0 and point["governed_p95_ms"] > 0
+        assert point["cache_bytes_per_chunk"] > 0
