@@ -8,7 +8,7 @@ what was revoked or superseded since is dropped (and recorded), never reused bli
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Any
 
@@ -246,34 +246,14 @@ class Gatherer:
     def _retrieve(
         self, principal: Principal, search: Search, documents: list[str], as_of: date
     ) -> list[tuple[str, RetrievalResult]]:
-        """One governed retrieval per query of the search, in order, until one is not
-        `insufficient_evidence`. A need searched by its field's name is searched once more: in
-        the words of the evidence found when they differ ("cutoff" where the procedures write
-        "cut-off"), or, when that evidence writes none of the name's words, by the task's own
-        phrase in its language (services.agents.wording)."""
-        queries = list(search.queries)
-        tries: list[tuple[str, RetrievalResult]] = []
-        while queries:
-            query = queries.pop(0)
-            result = call_with_timeout(
-                lambda query=query: self._retriever.retrieve(  # type: ignore[misc]
-                    principal, query, k=self._k, as_of=as_of
-                ),
+        def retrieve(query: str) -> RetrievalResult:
+            return call_with_timeout(
+                lambda: self._retriever.retrieve(principal, query, k=self._k, as_of=as_of),
                 seconds=self._timeout,
                 what=f"retrieval for {search.need.key}",
             )
-            tries.append((query, result))
-            if result.status != "insufficient_evidence":
-                break
-            if query == search.by_name:
-                found = [f"{e.title}\n{e.quote}" for e in result.evidence]
-                if search.native is not None and not speaks(query, found):
-                    after = search.native  # the knowledge is written in another language
-                else:
-                    after = reword(query, [*found, *documents])
-                if all(after != tried for tried, _ in tries):
-                    queries.insert(0, after)
-        return tries
+
+        return search_tries(search, retrieve, documents)
 
     def _qualify(
         self,
@@ -363,6 +343,33 @@ class Gatherer:
             except MemdeskError:
                 continue
         return bodies
+
+
+def search_tries(
+    search: Search, retrieve: Callable[[str], RetrievalResult], documents: Sequence[str]
+) -> list[tuple[str, RetrievalResult]]:
+    """One governed retrieval per query of the search, in order, until one is not
+    `insufficient_evidence`. A need searched by its field's name is searched once more when
+    that finds too little: in the words of the evidence found where they differ ("cutoff"
+    where the procedures write "cut-off"), or, when that evidence writes none of the name's
+    words, by the task's own phrase in its language (services.agents.wording)."""
+    queries = list(search.queries)
+    tries: list[tuple[str, RetrievalResult]] = []
+    while queries:
+        query = queries.pop(0)
+        result = retrieve(query)
+        tries.append((query, result))
+        if result.status != "insufficient_evidence":
+            break
+        if query == search.by_name:
+            found = [f"{e.title}\n{e.quote}" for e in result.evidence]
+            if search.native is not None and not speaks(query, found):
+                after = search.native  # the knowledge is written in another language
+            else:
+                after = reword(query, [*found, *documents])
+            if all(after != tried for tried, _ in tries):
+                queries.insert(0, after)
+    return tries
 
 
 def _standing(tries: list[tuple[str, RetrievalResult]]) -> tuple[str, RetrievalResult]:

@@ -198,11 +198,12 @@ def plan_searches(
     similarity: Similarity | None = None,
 ) -> list[Search]:
     """What to search for: pending work and confirmed requirements first (required), then topics
-    the supplement asks about (required), then topics the task's own documents raise (context
-    only: their absence does not make evidence insufficient). `notes` (the task's recorded next
-    step) raise topics too, but never decide the task's language: they are the system's words
-    ("retry scheduled after: …"), not the customer's. A field the glossary does not know is
-    searched by the task's own phrases about it (services.agents.wording)."""
+    the supplement asks about as work of their own (required), then the codes it names and the
+    topics the task's own documents raise (context only: their absence does not make evidence
+    insufficient). `notes` (the task's recorded next step) raise topics too, but never decide
+    the task's language: they are the system's words ("retry scheduled after: …"), not the
+    customer's. A field the glossary does not know is searched in the task's own words for it,
+    ranked by `similarity` where words cannot be compared (services.agents.wording)."""
     chinese = glossary.prefers_chinese(supplement, *task_documents)
     plain = [
         part for part in clauses(supplement or "") if part not in set(reading.instruction_like)

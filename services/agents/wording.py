@@ -2,26 +2,26 @@
 and the phrases of the task's own texts (the supplement, the task's documents) about it.
 
 A field the glossary does not know ("dirty_hold_time", "lhr_delivery_cutoff") comes with its
-name only. The name is English, while a Chinese task's supplement says 「脏设备保持时间」, and
-an English SOP writes "cut-off". So, for an item:
+name only. The name is English, while a Chinese task's supplement says 「脏设备保持时间」 and an
+English SOP writes "cut-off". So, for such an item:
 
-* **the phrases about it** are those of the task's texts that name it — by one of its words
-  (hyphens and spaces aside: cutoff is cut-off) or by its initials (DR names a design
-  registration, DHT a dirty hold time) — ranked by the embedding's similarity to its name; when
-  none names it, the phrase the embedding ranks first (across languages, words cannot be
-  compared);
-* **in a task written in another script than the item's name**, the first such phrase written
-  in the task's script is the search (the documents' own language and words); the item's name
-  stays the fall-back;
-* **the identifiers** the person's phrases about it name (a registration number, a CAPA number)
-  narrow the search by its name;
-* a word of the name that the texts write only hyphenated is searched as they write it; when
-  a search by the name finds too little, a word of it that none of the evidence found contains
-  is not the documents' word for the item and is left out, as long as most of the name stays
-  (a name cut down to one of two words no longer names the item).
+* **a phrase names it** when it has most of the name's words (hyphens aside: cutoff is
+  cut-off), or — inside text of another script — any one of them (CAPA in 「CAPA由QA跟踪至关闭」),
+  its initials (DR for a design registration, DHT for a dirty hold time), or a glossary term
+  the name is made of (交期 names lead_time_commitment); phrases naming it are ranked by the
+  embedding's similarity to the name;
+* **in a task written in another script than the name**, the best phrase naming it written
+  in the task's script is searched first, then the name; where no phrase names it, the phrase
+  the embedding ranks first is searched only when the name finds evidence that writes none of
+  its words (the knowledge is in another language);
+* **the codes** the person's phrases naming it give (a registration number) narrow the name;
+* **in the documents' spelling**: a word of the name the texts write only hyphenated is
+  searched as they write it; when the name finds too little, its words that none of the
+  evidence found contains are left out, as long as most of the name stays (a name cut down to
+  one of its two words no longer names the item).
 
-Similarity is a ranking signal, never a confidence (docs/product.md §4): it chooses among the
-task's own phrases; retrieval still judges whether what it finds answers.
+Similarity is a ranking signal, never a confidence (docs/product.md §4): it only orders the
+task's own phrases; retrieval still judges whether what a search finds answers.
 """
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ from services.language.phrases import phrases
 from services.language.sentences import looks_like_instruction, looks_like_link, normalize
 
 IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*\d[A-Za-z0-9]*")
-# Phrases shorter than this (a list number, "Hi Tom") name nothing.
+# Phrases shorter than this name nothing (a stray letter or list mark).
 MIN_PHRASE = 2
 _LATIN = re.compile(r"[a-z0-9]+(?:[-/.][a-z0-9]+)*")
 _HEADER = re.compile(r"^[A-Za-z][A-Za-z-]*:\s")
@@ -77,16 +77,15 @@ class TaskWording:
         )
         self._texts = [*supplement, *documents]
 
-    def about(self, key: str, *, supplement_only: bool = False) -> list[Phrase]:
+    def about(self, key: str) -> list[Phrase]:
         """The phrases about `key`: those naming it, most similar first; else the one phrase
         the embedding ranks first (none without an embedder)."""
-        pool = [p for p in self.phrases if p.supplement or not supplement_only]
-        named = [p for p in pool if names(p.text, key)]
+        named = [p for p in self.phrases if names(p.text, key)]
         if named:
             return self._ranked(key, named)
         if self._similarity is None:
             return []
-        return self._ranked(key, pool)[:1]
+        return self._ranked(key, self.phrases)[:1]
 
     def words_for(self, key: str, *, chinese: bool) -> SearchWords:
         """How to search for an item the glossary does not know. In a task written in another
@@ -117,9 +116,8 @@ class TaskWording:
             return True
         if self._similarity is None or not pending:
             return False
-        candidates = [*pending, topic]
-        scores = [self._similarity.scores(_name(key), [phrase])[0] for key in candidates]
-        return max(range(len(candidates)), key=lambda i: scores[i]) < len(pending)
+        own = self._similarity.scores(_name(topic), [phrase])[0]
+        return any(self._similarity.scores(_name(i), [phrase])[0] > own for i in pending)
 
     def _ranked(self, key: str, candidates: list[Phrase]) -> list[Phrase]:
         if self._similarity is None or len(candidates) < 2:
