@@ -187,7 +187,8 @@ def eligible_documents(session: Session, principal: Principal, as_of: date) -> d
     others are not eligible (as in KnowledgeStore.eligible).
     """
     current: dict[str, int] = {}
-    rows = session.connection().execute(_ELIGIBLE_VERSIONS, _params(principal, as_of))
+    # Fetched at once: iterating the result fetches row by row, several times slower.
+    rows = session.connection().execute(_ELIGIBLE_VERSIONS, _params(principal, as_of)).all()
     for document_id, version in rows:
         if version > current.get(document_id, 0):
             current[document_id] = version
@@ -235,8 +236,10 @@ def current_versions(
     if not document_ids:
         return {}
     current: dict[str, Verified] = {}
-    rows = session.connection().execute(
-        _ELIGIBLE_ROWS, {**_params(principal, as_of), "ids": document_ids}
+    rows = (
+        session.connection()
+        .execute(_ELIGIBLE_ROWS, {**_params(principal, as_of), "ids": document_ids})
+        .all()
     )
     for row in rows:
         verified = Verified(**row._mapping)

@@ -23,8 +23,7 @@ import re
 import sys
 import threading
 from array import array
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -142,27 +141,30 @@ class Lexicon:
         return len(self._lengths)
 
     def add(self, texts: Sequence[str], token_lists: Sequence[list[str]]) -> None:
-        """Index rows len(self) … in order: each normalised text with its BM25 tokens."""
-        tf_rows: list[int] = []
-        tf_cols: list[int] = []
-        tf_vals: list[int] = []
+        """Index rows len(self) … in order: each normalised text with its BM25 tokens.
+
+        Each (row, term) pair goes in once per occurrence and the sparse matrix sums them into
+        the term's count; each (row, key) pair once per kind of key, so the sum of the flags is
+        their union.
+        """
+        terms: list[str] = []
+        term_rows: list[int] = []
+        keys: list[str] = []
         key_rows: list[int] = []
-        key_cols: list[int] = []
-        key_vals: list[int] = []
-        for text, tokens in zip(texts, token_lists, strict=True):
-            row = len(self._lengths)
+        flags: list[int] = []
+        for row, (text, tokens) in enumerate(zip(texts, token_lists, strict=True), len(self)):
             self._lengths.append(len(tokens) or 1)  # bm25s indexes a token-less chunk as [""]
-            for term, count in Counter(tokens).items():
-                tf_rows.append(row)
-                tf_cols.append(self._column(self.terms, term))
-                tf_vals.append(min(count, 65535))
-            for key, flags in _match_keys(text).items():
-                key_rows.append(row)
-                key_cols.append(self._column(self.keys, key))
-                key_vals.append(flags)
+            terms += tokens
+            term_rows += [row] * len(tokens)
+            for found, flag in _match_keys(text):
+                keys += found
+                key_rows += [row] * len(found)
+                flags += [flag] * len(found)
         rows = len(self._lengths)
-        self._tf.extend(tf_rows, tf_cols, tf_vals, (rows, len(self.terms)))
-        self._has.extend(key_rows, key_cols, key_vals, (rows, len(self.keys)))
+        tf_cols = self._columns(self.terms, terms)
+        self._tf.extend(term_rows, tf_cols, [1] * len(terms), (rows, len(self.terms)))
+        key_cols = self._columns(self.keys, keys)
+        self._has.extend(key_rows, key_cols, flags, (rows, len(self.keys)))
         self._lengths_array = None
 
     def subset(self, kept: Rows) -> Lexicon:
@@ -175,12 +177,12 @@ class Lexicon:
         lexicon._has = self._has.subset(kept, len(self.keys))
         return lexicon
 
-    def _column(self, vocabulary: dict[str, int], key: str) -> int:
-        col = vocabulary.get(key)
-        if col is None:
-            col = vocabulary[key] = len(vocabulary)
-            self._vocabulary_bytes += sys.getsizeof(key) + 2 * _POINTER
-        return col
+    def _columns(self, vocabulary: dict[str, int], keys: list[str]) -> list[int]:
+        for key in dict.fromkeys(keys):
+            if key not in vocabulary:
+                vocabulary[key] = len(vocabulary)
+                self._vocabulary_bytes += sys.getsizeof(key) + 2 * _POINTER
+        return [vocabulary[key] for key in keys]
 
     # ---- lookups ----------------------------------------------------------------------------
     @property
@@ -261,12 +263,11 @@ def _all_of(postings: Iterable[Rows]) -> Rows:
     return _NONE if found is None else found
 
 
-def _match_keys(text: str) -> dict[str, int]:
-    keys: dict[str, int] = {}
-    for word in text_analysis.TextUnits.of(text).words:
-        keys[word] = keys.get(word, 0) | WORD
-    for run in _RUN.findall(text):
-        keys[run] = keys.get(run, 0) | RUN
-    for edge in _EDGE.findall(compact(text)):
-        keys[_EDGE_PREFIX + edge] = EDGE
-    return keys
+def _match_keys(text: str) -> tuple[tuple[Collection[str], int], ...]:
+    """A text's keys by kind, each key once per kind."""
+    edges = {_EDGE_PREFIX + edge for edge in _EDGE.findall(compact(text))}
+    return (
+        (text_analysis.TextUnits.of(text).words, WORD),
+        (set(_RUN.findall(text)), RUN),
+        (edges, EDGE),
+    )
