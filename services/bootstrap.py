@@ -23,6 +23,7 @@ from services.memory.wiring import build_memory_bank
 from services.publishing.candidates import CandidateService
 from services.publishing.citations import CitationChecker
 from services.publishing.publisher import Publisher
+from services.records import audit_chain
 from services.records.accounts import DEMO_PASSWORD, Accounts
 from services.records.audit import AuditService
 from services.records.directory import Directory
@@ -90,6 +91,7 @@ def build(
     db = Database(
         make_engine(settings.resolved_database_url, busy_timeout_ms=settings.sqlite_busy_timeout_ms)
     )
+    audit_chain.use_key(db, _audit_key_loader(settings))
     knowledge = KnowledgeStore(db=db, clock=clock)
     tasks = TaskService(
         db=db, clock=clock, default_retention_days=settings.completed_task_retention_days
@@ -134,6 +136,7 @@ def build(
         retriever=retrieval,
         genai_client=genai_client,
         memories=memories,
+        embedder=index.embedder,
     )
     candidates = CandidateService(
         db=db, clock=clock, ids=ids, knowledge=knowledge, memory_quotes=memories
@@ -211,6 +214,26 @@ def _span_reader(settings: Settings, genai_client: Any | None) -> SpanReader | N
         settings, genai_client, timeout_seconds=timeout, needed_by="MEMDESK_SPAN_READER=gemini"
     )
     return GeminiSpanReader(caller=caller, prompt=get_prompt(*SPAN_READER_PROMPT))
+
+
+def _audit_key_loader(settings: Settings) -> audit_chain.KeyLoader:
+    """The audit key from the setting, else from MEMDESK_HOME/audit.key, created on the first
+    write that needs it (a read, such as `audit verify` on a read-only store, never creates it)."""
+    loaded: list[audit_chain.AuditKey] = []
+
+    def load(create: bool) -> audit_chain.AuditKey | None:
+        if loaded:
+            return loaded[0]
+        if settings.audit_key is not None:
+            secret = settings.audit_key.get_secret_value().encode("utf-8")
+        elif settings.audit_key_path.exists() or create:
+            secret = load_or_create_secret(settings.audit_key_path)
+        else:
+            return None
+        loaded.append(audit_chain.AuditKey(secret))
+        return loaded[0]
+
+    return load
 
 
 def _session_secret(settings: Settings) -> bytes:

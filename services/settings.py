@@ -48,6 +48,12 @@ class Settings(BaseSettings):
         description="Signs session cookies; default: a random key in MEMDESK_HOME/session.key. "
         "Consoles sharing one database must share it.",
     )
+    audit_key: SecretStr | None = Field(
+        default=None,
+        description="Keys the audit log's hash chain (HMAC-SHA256); default: a random key in "
+        "MEMDESK_HOME/audit.key. Every process sharing one database must share it, and it "
+        "must not be kept in the database.",
+    )
     session_idle_minutes: int = Field(
         default=120, ge=1, description="A session unused this long must log in again."
     )
@@ -110,6 +116,10 @@ class Settings(BaseSettings):
     @property
     def session_secret_path(self) -> Path:
         return self.resolved_home / "session.key"
+
+    @property
+    def audit_key_path(self) -> Path:
+        return self.resolved_home / "audit.key"
 
     @property
     def chroma_path(self) -> Path:

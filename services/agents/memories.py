@@ -213,6 +213,8 @@ def _outcome_event(outcome: OfferOutcome) -> NewEvent:
         "event_id": outcome.event_id,
         "source_run": outcome.source_run,
     }
+    if outcome.already_done:
+        return NewEvent(kind="memory_generated", payload={**about, "already_done": True})
     if outcome.result is None:
         reason = (outcome.error or "unknown").split(":", 1)[0]
         payload = {**about, "stage": "generate", "reason": reason, "error": outcome.error}

@@ -1,4 +1,5 @@
-"""CLI for the audit log's integrity: `audit verify` walks every tenant's hash chain."""
+"""CLI for the audit log's integrity: `audit verify` walks every tenant's keyed hash chain;
+`audit seal` covers chains from before keyed hashes with a keyed entry (once, after upgrading)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Annotated
 import typer
 
 from services.cli.common import JsonFlag, emit, open_services, run_command
-from services.records.audit import ChainReport, verify_chain
+from services.records.audit_chain import ChainReport, seal_legacy_chains, verify_chain
 
 audit_app = typer.Typer(no_args_is_help=True, help="The audit log (operators).")
 
@@ -33,8 +34,33 @@ def verify(
             raise typer.Exit(1)
 
 
+@audit_app.command("seal")
+def seal(as_json: JsonFlag = False) -> None:
+    """Cover every chain that has no keyed entry yet (written before keyed hashes) with one
+    keyed entry; a chain that does not verify is left alone and reported (exit 1)."""
+    with open_services() as services:
+        report = run_command(
+            lambda: seal_legacy_chains(services.db, clock=services.clock, actor="system:audit")
+        )
+        emit(
+            report,
+            as_json=as_json,
+            text=lambda: "\n".join(
+                [f"sealed tenant {t}: covers {n} earlier entries" for t, n in report.sealed.items()]
+                + [f"refused tenant {b.tenant_id}: {b.problem}" for b in report.refused]
+                or ["nothing to seal: every chain is keyed"]
+            ),
+        )
+        if report.refused:
+            raise typer.Exit(1)
+
+
 def _text(report: ChainReport) -> str:
     head = f"{report.entries} entries in {report.tenants} tenant chain(s)"
+    if report.key_id:
+        head += f", keyed with audit key {report.key_id}"
+    if report.unkeyed:
+        head += f" ({report.unkeyed} from before keyed hashes, covered by the keyed ones)"
     if report.ok:
         return f"{head}: every link verifies"
     lines = [f"{head}: {len(report.broken)} chain(s) broken"]

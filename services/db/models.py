@@ -290,8 +290,8 @@ class AuditEntry(Base):
     after_ref: Mapped[str | None] = mapped_column(String(300), default=None)
     detail: Mapped[dict[str, Any]] = mapped_column(default=dict)
     seq: Mapped[int | None] = mapped_column(Integer, default=None)
-    prev_hash: Mapped[str | None] = mapped_column(String(80), default=None)
-    entry_hash: Mapped[str | None] = mapped_column(String(80), default=None)
+    prev_hash: Mapped[str | None] = mapped_column(String(120), default=None)
+    entry_hash: Mapped[str | None] = mapped_column(String(120), default=None)
 
 
 class AuditHead(Base):
@@ -302,7 +302,7 @@ class AuditHead(Base):
 
     tenant_id: Mapped[str] = mapped_column(String(64), primary_key=True)
     seq: Mapped[int] = mapped_column(Integer, default=0)
-    entry_hash: Mapped[str] = mapped_column(String(80))
+    entry_hash: Mapped[str] = mapped_column(String(120))
 
 
 class IndexVersion(Base):

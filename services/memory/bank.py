@@ -124,6 +124,7 @@ class OfferOutcome(BaseModel):
     result: GenerateResult | None = None
     error: str | None = None
     attempt: int = 1
+    already_done: bool = False
 
 
 class _AlreadyDone(Exception):
@@ -577,6 +578,8 @@ class MemoryBank:
         if isinstance(prepared, Exception):
             attempt = offers.fail(session, offer_id, prepared)
             return about.model_copy(update={"error": _reason(prepared), "attempt": attempt})
+        if not offers.still_owed(session, offer_id):
+            return about.model_copy(update={"already_done": True})
         try:
             with session.begin_nested():  # a failed write leaves the others' writes standing
                 result = self._write(session, principal, prepared, dry_run=False)

@@ -117,6 +117,13 @@ def record(
     return made
 
 
+def still_owed(session: Session, offer_id: int) -> bool:
+    """Lock the offer; False when someone generated it meanwhile (an idle worker's catch-up
+    racing the task's next run): it must not be generated twice."""
+    row = session.get(MemoryOfferRow, offer_id, with_for_update=True, populate_existing=True)
+    return row is not None and row.status != DONE
+
+
 def done(session: Session, offer_id: int, generation_id: str, *, now: datetime) -> None:
     row = session.get(MemoryOfferRow, offer_id, with_for_update=True)
     if row is not None:

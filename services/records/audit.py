@@ -3,23 +3,26 @@
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import json
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-from sqlalchemy import ColumnElement, Select, event, func, select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy import ColumnElement, Select, func, select
 from sqlalchemy.orm import Session
 
 from services.core.clock import Clock, as_utc
 from services.core.policy import Permission, require
 from services.core.principals import Principal
 from services.db.engine import Database
-from services.db.models import AuditEntry, AuditHead
+from services.db.models import AuditEntry
+from services.records import audit_chain
+
+# The chain's checks, read from here by the CLI, the lab and the tests.
+from services.records.audit_chain import ChainBreak as ChainBreak
+from services.records.audit_chain import ChainReport as ChainReport
+from services.records.audit_chain import verify_chain as verify_chain
 
 
 class AuditRecord(BaseModel):
@@ -88,42 +91,6 @@ MAX_EXPORT_ROWS = 50_000
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-GENESIS = "sha256:" + "0" * 64  # the predecessor of each tenant's first entry
-
-
-def entry_digest(
-    *,
-    tenant_id: str,
-    seq: int,
-    at: datetime,
-    actor: str,
-    action: str,
-    subject_type: str,
-    subject_id: str,
-    before_ref: str | None,
-    after_ref: str | None,
-    detail: dict[str, Any],
-    prev_hash: str,
-) -> str:
-    """The hash of one entry's content and its predecessor's hash: change either, and this
-    entry and every later one no longer verify."""
-    content = [
-        tenant_id,
-        seq,
-        as_utc(at).astimezone(UTC).isoformat(timespec="microseconds"),
-        actor,
-        action,
-        subject_type,
-        subject_id,
-        before_ref,
-        after_ref,
-        detail,
-        prev_hash,
-    ]
-    canonical = json.dumps(content, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
-    return "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
-
-
 def record(
     session: Session,
     *,
@@ -137,12 +104,8 @@ def record(
     after_ref: str | None = None,
     detail: dict[str, Any] | None = None,
 ) -> None:
-    """Append one entry inside the caller's unit of work (it commits or rolls back with it).
-
-    The entry is chained to its tenant's previous one when the unit of work commits (`_seal`):
-    only then is the tenant's head row locked, after every other change is flushed, and the
-    heads of several tenants in tenant order. So two writers of one tenant never fork the
-    chain, and waiting for a head never holds up anyone else's row locks for long."""
+    """Append one entry inside the caller's unit of work (it commits or rolls back with it);
+    it is chained to its tenant's previous entry, keyed, when that commits (audit_chain)."""
     entry = {
         "at": clock.now(),
         "tenant_id": tenant_id,
@@ -155,154 +118,7 @@ def record(
         # The detail as it will read back from the JSON column, so the hash verifies later.
         "detail": json.loads(json.dumps(detail or {}, ensure_ascii=False)),
     }
-    session.info.setdefault(_PENDING, []).append(entry)
-
-
-_PENDING = "memdesk.audit_pending"
-
-
-@event.listens_for(Session, "before_commit")
-def _seal(session: Session) -> None:
-    pending: list[dict[str, Any]] = session.info.pop(_PENDING, [])
-    if not pending:
-        return
-    session.flush()
-    for tenant_id in sorted({entry["tenant_id"] for entry in pending}):
-        head = _lock_head(session, tenant_id)
-        for entry in (e for e in pending if e["tenant_id"] == tenant_id):
-            seq = head.seq + 1
-            digest = entry_digest(**entry, seq=seq, prev_hash=head.entry_hash)
-            session.add(AuditEntry(**entry, seq=seq, prev_hash=head.entry_hash, entry_hash=digest))
-            head.seq, head.entry_hash = seq, digest
-    session.flush()
-
-
-@event.listens_for(Session, "after_rollback")
-def _forget(session: Session) -> None:
-    session.info.pop(_PENDING, None)
-
-
-def _lock_head(session: Session, tenant_id: str) -> AuditHead:
-    head = session.get(AuditHead, tenant_id, with_for_update=True)
-    if head is not None:
-        return head
-    # The tenant's first entry: create its head without racing another first writer.
-    values = {"tenant_id": tenant_id, "seq": 0, "entry_hash": GENESIS}
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(pg_insert(AuditHead).values(**values).on_conflict_do_nothing())
-    else:
-        session.execute(sqlite_insert(AuditHead).values(**values).on_conflict_do_nothing())
-    head = session.get(AuditHead, tenant_id, with_for_update=True, populate_existing=True)
-    assert head is not None
-    return head
-
-
-class ChainBreak(BaseModel):
-    """The first link of a tenant's chain that does not verify, and why."""
-
-    model_config = ConfigDict(frozen=True)
-
-    tenant_id: str
-    entry_id: int | None
-    seq: int | None
-    problem: str
-
-
-class ChainReport(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    tenants: int
-    entries: int
-    broken: list[ChainBreak]
-
-    @property
-    def ok(self) -> bool:
-        return not self.broken
-
-
-def verify_chain(db: Database, *, tenant_id: str | None = None) -> ChainReport:
-    """Walk each tenant's chain in order; report the first broken link of each (an entry
-    changed, removed, inserted out of order or forged with a wrong hash), and a head that does
-    not point at the last entry (entries removed from the end)."""
-    with db.read() as session:
-        query = select(AuditHead)
-        if tenant_id is not None:
-            query = query.where(AuditHead.tenant_id == tenant_id)
-        heads = {h.tenant_id: (h.seq, h.entry_hash) for h in session.scalars(query)}
-        tenants = select(AuditEntry.tenant_id).distinct()
-        if tenant_id is not None:
-            tenants = tenants.where(AuditEntry.tenant_id == tenant_id)
-        names = sorted(set(session.scalars(tenants)) | set(heads))
-        broken: list[ChainBreak] = []
-        entries = 0
-        for name in names:
-            checked, problem = _walk(session, name, heads.get(name))
-            entries += checked
-            if problem is not None:
-                broken.append(problem)
-    return ChainReport(tenants=len(names), entries=entries, broken=broken)
-
-
-def _walk(
-    session: Session, tenant_id: str, head: tuple[int, str] | None
-) -> tuple[int, ChainBreak | None]:
-    rows = session.scalars(
-        select(AuditEntry)
-        .where(AuditEntry.tenant_id == tenant_id)
-        .order_by(AuditEntry.seq, AuditEntry.id)
-        .execution_options(yield_per=2000)
-    )
-    previous, expected_seq, checked = GENESIS, 1, 0
-    for row in rows:
-        checked += 1
-        if row.seq is None or row.entry_hash is None or row.prev_hash is None:
-            return checked, ChainBreak(
-                tenant_id=tenant_id, entry_id=row.id, seq=row.seq, problem="entry is not chained"
-            )
-        if row.seq != expected_seq:
-            problem = (
-                f"sequence {row.seq} where {expected_seq} was due (an entry is missing or forged)"
-            )
-            return checked, ChainBreak(
-                tenant_id=tenant_id, entry_id=row.id, seq=row.seq, problem=problem
-            )
-        if row.prev_hash != previous:
-            return checked, ChainBreak(
-                tenant_id=tenant_id,
-                entry_id=row.id,
-                seq=row.seq,
-                problem="does not link to the entry before it",
-            )
-        digest = entry_digest(
-            tenant_id=row.tenant_id,
-            seq=row.seq,
-            at=row.at,
-            actor=row.actor,
-            action=row.action,
-            subject_type=row.subject_type,
-            subject_id=row.subject_id,
-            before_ref=row.before_ref,
-            after_ref=row.after_ref,
-            detail=row.detail,
-            prev_hash=row.prev_hash,
-        )
-        if digest != row.entry_hash:
-            return checked, ChainBreak(
-                tenant_id=tenant_id,
-                entry_id=row.id,
-                seq=row.seq,
-                problem="content does not match its hash (the entry was changed)",
-            )
-        previous, expected_seq = row.entry_hash, expected_seq + 1
-    if head is not None and (head[0] != expected_seq - 1 or head[1] != previous):
-        return checked, ChainBreak(
-            tenant_id=tenant_id,
-            entry_id=None,
-            seq=head[0],
-            problem=f"the chain ends at {expected_seq - 1} but its head says {head[0]} "
-            "(entries were removed)",
-        )
-    return checked, None
+    audit_chain.append(session, entry)
 
 
 class AuditService:

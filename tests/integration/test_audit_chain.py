@@ -79,7 +79,7 @@ def test_a_forged_insert_with_any_id_and_time_is_reported_as_the_first_broken_li
     assert result.exit_code == 1
     (broken,) = json.loads(result.stdout)["broken"]
     assert broken["tenant_id"] == "A" and broken["entry_id"] == last.id + 1000
-    assert "hash" in broken["problem"]
+    assert "without the audit key" in broken["problem"]
 
 
 def test_an_unchained_insert_is_reported(loaded: Services) -> None:

@@ -153,3 +153,59 @@ def test_another_tenants_memory_is_not_found(env):
         result = memdesk(env, *command, "--as", "b.sales")
         assert result.exit_code == 2
         assert f"memory not found: {memory_id}" in result.stderr
+
+
+def test_configs_are_created_listed_and_removed_by_admins_only(env):
+    refused = memdesk(env, "configs", "set", "--as", "a.sales", "--config", "user_id")
+    assert refused.exit_code == 2
+    saved = ok_json(
+        env,
+        "configs",
+        "set",
+        "--as",
+        "a.admin",
+        "--config",
+        "user_id",
+        "--third-person",
+        "--revisions-per-candidate",
+        "2",
+    )
+    assert (saved["scope_keys"], saved["enable_third_person_memories"]) == (["user_id"], True)
+    topic = memdesk(
+        env,
+        "topics",
+        "set",
+        "key_task_details",
+        "--disable",
+        "--config",
+        "user_id",
+        "--as",
+        "a.admin",
+    )
+    assert topic.exit_code == 0, topic.output
+    listed = ok_json(env, "configs", "list", "--as", "a.admin")
+    assert [(c["scope_keys"], c["revisions_per_candidate_count"]) for c in listed] == [
+        ([], 1),
+        (["user_id"], 2),
+    ]
+    off = [t["label"] for t in listed[1]["topics"] if not t["enabled"]]
+    assert off == ["key_task_details"]
+    generated = ok_json(
+        env,
+        "generate",
+        "--as",
+        "a.sales",
+        "--scope",
+        "user_id=a.sales",
+        "--text",
+        "SUS304，1,200 件。We always prefer VCI bags.",
+    )
+    assert generated["config"] == "user_id"
+    assert [c["fact"] for c in generated["changes"] if c["action"] == "created"] == [
+        "The customer always prefers VCI bags"
+    ]
+    removed = memdesk(env, "configs", "remove", "--as", "a.admin", "--config", "user_id")
+    assert removed.exit_code == 0, removed.output
+    assert [c["scope_keys"] for c in ok_json(env, "configs", "list", "--as", "a.admin")] == [[]]
+    models = ok_json(env, "models")
+    assert (models["embedding_model"], models["extraction"]) == ("hashing-v2", "offline")

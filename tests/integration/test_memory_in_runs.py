@@ -37,7 +37,7 @@ def facts(services, scope, user: str = "a.sales") -> list[str]:
     )
 
 
-def with_customer(tmp_path: Path, services, *, mail_acl: Sequence[str] = ("tenant",)):
+def with_customer(tmp_path: Path, services, *, mail_acl: Sequence[str] = ("tenant",), documents=()):
     corpus = scenario_corpus()
     [task] = corpus["tasks"]
     task["confirmed"] = {**task["confirmed"], "customer_id": "C-ACME"}
@@ -45,6 +45,7 @@ def with_customer(tmp_path: Path, services, *, mail_acl: Sequence[str] = ("tenan
     corpus["documents"].append(
         doc("MAIL-42", 1, doc_type="mail", knowledge_class="history", acl=list(mail_acl), body=MAIL)
     )
+    corpus["documents"] += list(documents)
     services.importer.import_file(write_corpus(tmp_path / "customer.json", corpus))
     return services
 
@@ -228,3 +229,44 @@ def test_the_supplement_of_another_tenants_user_is_never_offered_here(services, 
     resume_q42(services, supplement=SUPPLEMENT)
     b_sales = principal(services, "b.sales")
     assert services.memories.list_memories(b_sales, scope=Q42) == []
+
+
+PACKING_SOP = "出口包裝一律以防鏽袋單件包覆，再以熏蒸木箱裝箱，箱外標示料號與數量。"
+
+
+@pytest.mark.parametrize("remembered", [True, False])
+def test_a_remembered_preference_shapes_what_the_draft_looks_up_and_cites_never_itself(
+    services, tmp_path, remembered
+):
+    with_customer(tmp_path, services, documents=[doc("SOP-PACKING", 1, body=PACKING_SOP)])
+    sales = principal(services, "a.sales")
+    if remembered:
+        services.memories.generate(
+            sales,
+            scope={"customer_id": "C-ACME"},
+            events=[ConversationEvent(kind="mail", text="我們一向偏好出口包裝用木箱。")],
+        )
+    run = resume_q42(services)
+    needs = {e.payload["need"]: e.payload for e in events_of(services, run, "retrieval")}
+    decision = services.runs.get(sales, run.run_id).decision
+    assert decision is not None
+    cited = {eid for claim in decision["claims"] for eid in claim["evidence_ids"]}
+    assert ("packaging" in needs) is remembered
+    assert any(eid.startswith("SOP-PACKING@1:") for eid in cited) is remembered
+    assert not any(eid.startswith("memory:") or eid.startswith("mem-") for eid in cited)
+
+
+def test_an_offer_generated_meanwhile_is_not_generated_twice(flaky, tmp_path):
+    services, extractor = flaky
+    load_scenario(services, tmp_path)
+    resume_q42(services)
+    stale = services.memories.owed(tenant_id="A", task_id="Q42")
+    assert stale
+    extractor.failures = 0
+    services.supervisor.catch_up_memories()  # an idle worker got there first
+    before = facts(services, Q42)
+    outcomes = services.memories.generate_offered(
+        principal(services, "a.sales"), run_id="late", fresh=[], owed=stale
+    )
+    assert outcomes and all(o.already_done and o.result is None for o in outcomes)
+    assert facts(services, Q42) == before
