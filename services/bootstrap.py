@@ -136,6 +136,7 @@ def build(
         retriever=retrieval,
         genai_client=genai_client,
         memories=memories,
+        embedder=index.embedder,
     )
     candidates = CandidateService(
         db=db, clock=clock, ids=ids, knowledge=knowledge, memory_quotes=memories

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from services.agents.ports import Analysis
+from services.agents.wording import names
 from services.contracts.decision import Claim, DecisionStatus, MemoryDecision, NextAction
 from services.contracts.evidence_id import approval_id_of, parse_evidence_id
 from services.contracts.memory_input import InputEvidence, MemoryInput, Need
@@ -22,6 +23,8 @@ from services.language.sentences import (
     normalize,
     sentences_with_spans,
 )
+from services.language.tokens import content_words, script_of
+from services.language.tokens import normalize as normalize_text
 
 MODEL_ID = "offline-rules@1"
 # Only authoritative facts back a claim: history (past quotes, the customer's own mails) is
@@ -206,8 +209,23 @@ def _answering(need: Need, evidence: dict[str, InputEvidence]) -> list[tuple[Inp
         text = _quotable(item.quote, need)
         if text is not None:
             usable.append((item, text))
-    naming = [(item, text) for item, text in usable if mentions(item.quote, need.key)]
+    naming = [(item, text) for item, text in usable if names_need(item.quote, need)]
     return naming or usable[:1]
+
+
+def names_need(quote: str, need: Need) -> bool:
+    """Whether a span names what the need asks about: a glossary topic by its phrases; another
+    field by its own words, initials or the glossary terms it is made of, or by every content
+    word of the task's own phrase it was searched with (「未关闭偏差的处理」)."""
+    if need.key in GLOSSARY:
+        return mentions(quote, need.key)
+    if names(quote, need.key):
+        return True
+    said = content_words(normalize_text(need.query))
+    if not said or script_of(need.query) != "cjk":
+        return False
+    found = normalize_text(quote)
+    return all(word in found for word in said)
 
 
 def _quotable(quote: str, need: Need) -> str | None:

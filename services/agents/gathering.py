@@ -8,7 +8,7 @@ what was revoked or superseded since is dropped (and recorded), never reused bli
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date
 from typing import Any
 
@@ -16,10 +16,12 @@ from pydantic import BaseModel, ConfigDict
 
 from services.agents.documents import DocumentReader
 from services.agents.exceptions import exceptions_to, task_facts
-from services.agents.planning import SupplementReading, plan_needs
+from services.agents.planning import Search, SupplementReading, plan_searches
+from services.agents.ports import Similarity
 from services.agents.runs import NewEvent, RunEventView, RunQueue, RunView
 from services.agents.settlements import apply, settlements
 from services.agents.tools import call_with_timeout
+from services.agents.wording import reword, speaks
 from services.approvals.engineering import EngineeringItem, find_items
 from services.approvals.handover import EngineeringFact, merge_confirmed, still_to_confirm
 from services.contracts.decision import MemoryDecision
@@ -136,8 +138,10 @@ class Gatherer:
         k: int,
         tool_timeout_seconds: float,
         confirmed_facts: Callable[[Principal, str], list[EngineeringFact]] | None = None,
+        similarity: Similarity | None = None,
     ) -> None:
         self._confirmed_facts = confirmed_facts
+        self._similarity = similarity
         self._retriever = retriever
         self._knowledge = knowledge
         self._tasks = tasks
@@ -165,21 +169,19 @@ class Gatherer:
         # The task's own documents and its recorded next step say what the work is about.
         documents = self._task_documents(principal, state)
         notes = ((state.next_step,) if state.next_step else ()) + remembered
-        needs = plan_needs(state, reading, run.supplement, documents, notes=notes)
+        searches = plan_searches(
+            state, reading, run.supplement, documents, notes=notes, similarity=self._similarity
+        )
         pool: dict[str, Evidence] = {}
         conflicts: list[InputConflict] = []
         final: list[Need] = []
-        read_cost = ModelUsage()  # what a model reader of the spans cost, over every need
-        for need in needs:
+        read_cost = ModelUsage()  # what a model reader of the spans cost, over every retrieval
+        for search in searches:
             cancel_point(*pending)
             pending = []
-            result = call_with_timeout(
-                lambda need=need: self._retriever.retrieve(  # type: ignore[misc]
-                    principal, need.query, k=self._k, as_of=as_of
-                ),
-                seconds=self._timeout,
-                what=f"retrieval for {need.key}",
-            )
+            tries = self._retrieve(principal, search, documents, as_of)
+            query, result = _standing(tries)
+            need = search.need.model_copy(update={"query": query})
             ids: list[str] = []
             for item in [*result.evidence, *carried.get(need.key, [])]:
                 pool.setdefault(item.evidence_id, item)
@@ -207,25 +209,10 @@ class Gatherer:
                     }
                 )
             )
-            pending.append(
-                NewEvent(
-                    kind="retrieval",
-                    payload={
-                        "need": need.key,
-                        "query": need.query,
-                        "status": result.status,
-                        "evidence_ids": ids,
-                        "missing": list(result.missing),
-                        "dropped": dict(result.dropped),
-                        "index_version": result.index_version,
-                        "as_of": as_of.isoformat(),
-                        "reader": result.reader,
-                        "model_calls": result.model_calls,
-                        "tokens": result.tokens,
-                    },
-                )
-            )
-            read_cost = _plus(read_cost, result)
+            for tried, found in tries:
+                stands = ids if found is result else None
+                pending.append(_retrieval_event(need.key, tried, found, stands, as_of))
+                read_cost = _plus(read_cost, found)
         for event in pending:
             self._queue.add_event(run.run_id, event.kind, event.payload)
         if read_cost.model_calls:
@@ -255,6 +242,18 @@ class Gatherer:
         )
         self._queue.add_event(run.run_id, "evidence", gathered.event_payload())
         return gathered
+
+    def _retrieve(
+        self, principal: Principal, search: Search, documents: list[str], as_of: date
+    ) -> list[tuple[str, RetrievalResult]]:
+        def retrieve(query: str) -> RetrievalResult:
+            return call_with_timeout(
+                lambda: self._retriever.retrieve(principal, query, k=self._k, as_of=as_of),
+                seconds=self._timeout,
+                what=f"retrieval for {search.need.key}",
+            )
+
+        return search_tries(search, retrieve, documents)
 
     def _qualify(
         self,
@@ -344,6 +343,65 @@ class Gatherer:
             except MemdeskError:
                 continue
         return bodies
+
+
+def search_tries(
+    search: Search, retrieve: Callable[[str], RetrievalResult], documents: Sequence[str]
+) -> list[tuple[str, RetrievalResult]]:
+    """One governed retrieval per query of the search, in order, until one is not
+    `insufficient_evidence`. A need searched by its field's name is searched once more when
+    that finds too little: in the words of the evidence found where they differ ("cutoff"
+    where the procedures write "cut-off"), or, when that evidence writes none of the name's
+    words, by the task's own phrase in its language (services.agents.wording)."""
+    queries = list(search.queries)
+    tries: list[tuple[str, RetrievalResult]] = []
+    while queries:
+        query = queries.pop(0)
+        result = retrieve(query)
+        tries.append((query, result))
+        if result.status != "insufficient_evidence":
+            break
+        if query == search.by_name:
+            found = [f"{e.title}\n{e.quote}" for e in result.evidence]
+            if search.native is not None and not speaks(query, found):
+                after = search.native  # the knowledge is written in another language
+            else:
+                after = reword(query, [*found, *documents])
+            if all(after != tried for tried, _ in tries):
+                queries.insert(0, after)
+    return tries
+
+
+def _standing(tries: list[tuple[str, RetrievalResult]]) -> tuple[str, RetrievalResult]:
+    """The try that stands for the need: the first that found evidence sufficient (or in
+    conflict), else the first, searched in the documents' own words."""
+    for query, result in tries:
+        if result.status != "insufficient_evidence":
+            return query, result
+    return tries[0]
+
+
+def _retrieval_event(
+    key: str, query: str, result: RetrievalResult, ids: list[str] | None, as_of: date
+) -> NewEvent:
+    """A retrieval as recorded on the run; `ids`: the need's evidence when this try stands
+    (what it found, and what the last checkpoint carried for the need)."""
+    return NewEvent(
+        kind="retrieval",
+        payload={
+            "need": key,
+            "query": query,
+            "status": result.status,
+            "evidence_ids": ids if ids is not None else [e.evidence_id for e in result.evidence],
+            "missing": list(result.missing),
+            "dropped": dict(result.dropped),
+            "index_version": result.index_version,
+            "as_of": as_of.isoformat(),
+            "reader": result.reader,
+            "model_calls": result.model_calls,
+            "tokens": result.tokens,
+        },
+    )
 
 
 def _plus(usage: ModelUsage, result: RetrievalResult) -> ModelUsage:

@@ -14,9 +14,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from services.agents.ports import Similarity
+from services.agents.wording import IDENTIFIER, TaskWording
 from services.contracts.memory_input import Need, NeedSource
 from services.contracts.task_state import TaskState
 from services.language import glossary
+from services.language.phrases import phrases
 from services.language.sentences import (
     asserted,
     clauses,
@@ -29,7 +32,6 @@ from services.language.sentences import (
 )
 
 MAX_CONTEXT_NEEDS = 3
-_IDENTIFIER = re.compile(r"(?<![A-Za-z0-9])[A-Za-z][A-Za-z0-9]*(?:[-.][A-Za-z0-9]+)*\d[A-Za-z0-9]*")
 
 
 class SupplementReading(BaseModel):
@@ -124,14 +126,14 @@ def _contradiction(field: str, value: Any, parts: list[str]) -> Any:
                 return int(first) if first == first.to_integral_value() else float(first)
         return None
     text = str(value)
-    if not _IDENTIFIER.fullmatch(text.strip()):
+    if not IDENTIFIER.fullmatch(text.strip()):
         return None
     family = re.match(r"[A-Za-z]+", text)
     for part in parts:
         named = glossary.mentions(part, field)
         if text.lower() in normalize(part).lower():
             continue
-        for token in _IDENTIFIER.findall(normalize(part)):
+        for token in IDENTIFIER.findall(normalize(part)):
             same_family = family is not None and token.lower().startswith(family.group(0).lower())
             if named or same_family:
                 return token
@@ -149,6 +151,25 @@ def _stated_amounts(part: str, entry: glossary.Term) -> set[Decimal]:
     return {Decimal(amount.replace(",", "")) for amount in found}
 
 
+class Search(BaseModel):
+    """One need and the queries that look for it, best first: the first whose retrieval is not
+    `insufficient_evidence` stands (services.agents.gathering)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    need: Need
+    fallbacks: tuple[str, ...] = ()
+    # The query made of a field's own name: when it finds too little, searched again in the
+    # evidence's words, or by `native` when the evidence writes none of its words
+    # (services.agents.wording).
+    by_name: str | None = None
+    native: str | None = None
+
+    @property
+    def queries(self) -> tuple[str, ...]:
+        return (self.need.query, *self.fallbacks)
+
+
 def plan_needs(
     state: TaskState,
     reading: SupplementReading,
@@ -156,17 +177,39 @@ def plan_needs(
     task_documents: list[str],
     *,
     notes: tuple[str, ...] = (),
+    similarity: Similarity | None = None,
 ) -> list[Need]:
+    """The needs of `plan_searches`."""
+    return [
+        search.need
+        for search in plan_searches(
+            state, reading, supplement, task_documents, notes=notes, similarity=similarity
+        )
+    ]
+
+
+def plan_searches(
+    state: TaskState,
+    reading: SupplementReading,
+    supplement: str | None,
+    task_documents: list[str],
+    *,
+    notes: tuple[str, ...] = (),
+    similarity: Similarity | None = None,
+) -> list[Search]:
     """What to search for: pending work and confirmed requirements first (required), then topics
-    the supplement asks about (required), then topics the task's own documents raise (context
-    only: their absence does not make evidence insufficient). `notes` (the task's recorded next
-    step) raise topics too, but never decide the task's language: they are the system's words
-    ("retry scheduled after: …"), not the customer's."""
+    the supplement asks about as work of their own (required), then the codes it names and the
+    topics the task's own documents raise (context only: their absence does not make evidence
+    insufficient). `notes` (the task's recorded next step) raise topics too, but never decide
+    the task's language: they are the system's words ("retry scheduled after: …"), not the
+    customer's. A field the glossary does not know is searched in the task's own words for it,
+    ranked by `similarity` where words cannot be compared (services.agents.wording)."""
     chinese = glossary.prefers_chinese(supplement, *task_documents)
     plain = [
         part for part in clauses(supplement or "") if part not in set(reading.instruction_like)
     ]
-    needs: list[Need] = []
+    wording = TaskWording(plain, task_documents, similarity)
+    searches: list[Search] = []
     # Declined requirements and answered choices need no evidence; the workflow marker is
     # settled by approvals.
     pending = [
@@ -185,10 +228,11 @@ def plan_needs(
         about = [part for part in plain if glossary.mentions(part, item)]
         if not about and len(pending) == 1:
             about = plain  # the only open item: the supplement is about it
-        needs.append(
-            _need(
+        searches.append(
+            _search(
                 state,
                 item,
+                wording,
                 chinese=chinese,
                 clauses_=about,
                 required=True,
@@ -196,33 +240,113 @@ def plan_needs(
                 answer=True if item in required_flags or reading.answers.get(item) else None,
             )
         )
-    for topic in reading.topics:
+    for topic in asked_topics(reading.topics, plain, pending, wording):
         about = [part for part in plain if glossary.mentions(part, topic)]
-        needs.append(
-            _need(state, topic, chinese=chinese, clauses_=about, required=True, source="supplement")
+        searches.append(
+            _search(
+                state,
+                topic,
+                wording,
+                chinese=chinese,
+                clauses_=about,
+                required=True,
+                source="supplement",
+            )
         )
-    known = {need.key for need in needs} | set(state.confirmed) | set(reading.answers)
+    searches += _named_codes(state, plain, searches)
+    known = {s.need.key for s in searches} | set(state.confirmed) | set(reading.answers)
     raised = " ".join([*task_documents, *notes])
     context = [key for key in glossary.topics_in(raised) if key not in known]
     for topic in context[:MAX_CONTEXT_NEEDS]:
-        needs.append(
-            _need(state, topic, chinese=chinese, clauses_=[], required=False, source="mentioned")
+        searches.append(
+            _search(
+                state,
+                topic,
+                wording,
+                chinese=chinese,
+                clauses_=[],
+                required=False,
+                source="mentioned",
+            )
         )
-    return needs
+    return searches
+
+
+def _named_codes(state: TaskState, plain: list[str], searches: list[Search]) -> list[Search]:
+    """Codes the supplement names (a deviation report, a registration number) that no
+    confirmed field holds and no search already asks for: each is looked up as context, so
+    the records the person points to are read (their absence proves nothing)."""
+    held = " ".join([*map(str, state.confirmed.values()), *(s.need.query for s in searches)])
+    held = held.lower()
+    codes = dict.fromkeys(IDENTIFIER.findall(normalize(" ".join(plain))))
+    return [
+        Search(need=Need(key=code, label=code, query=code, required=False, source="supplement"))
+        for code in [code for code in codes if code.lower() not in held][:MAX_CONTEXT_NEEDS]
+    ]
+
+
+def asked_topics(
+    topics: list[str], plain: list[str], pending: list[str], wording: TaskWording
+) -> list[str]:
+    """The glossary topics the supplement raises as work of their own. A topic named only in
+    clauses that are about a pending item describes that item ("price the freight" is about
+    the pending freight rate, not a unit price; "finish the quote" is not a surface finish)."""
+    asked: list[str] = []
+    for topic in topics:
+        naming = [part for part in plain if glossary.mentions(part, topic)]
+        own = [
+            part
+            for part in naming
+            if not any(wording.closer_to_pending(p, pending, topic) for p in phrases(part))
+        ]
+        if own or not naming:
+            asked.append(topic)
+    return asked
 
 
 def _query_words(key: str, clauses_: list[str]) -> list[str]:
     """What the person's words add to a search for `key`. For a glossary topic: the topic's own
     phrases they use (硬陽極 narrows 表面處理) and the identifiers they name, never the rest of
     the sentence: "客戶詢問…與交期" would make retrieval look for 客戶 and 詢問, words no
-    procedure needs to contain. A field the glossary does not know has only their words."""
-    if key not in glossary.GLOSSARY:
-        return clauses_
+    procedure needs to contain."""
     text = normalize(" ".join(clauses_))
     folded = text.lower()
     words = [phrase for phrase in glossary.term(key).phrases if phrase.lower() in folded]
-    words += _IDENTIFIER.findall(text)
+    words += IDENTIFIER.findall(text)
     return list(dict.fromkeys(words))
+
+
+def _search(
+    state: TaskState,
+    key: str,
+    wording: TaskWording,
+    *,
+    chinese: bool,
+    clauses_: list[str],
+    required: bool,
+    source: NeedSource,
+    answer: bool | None = None,
+) -> Search:
+    need = _need(
+        state,
+        key,
+        chinese=chinese,
+        clauses_=clauses_,
+        required=required,
+        source=source,
+        answer=answer,
+    )
+    if key in glossary.GLOSSARY:
+        return Search(need=need)
+    # A field the glossary does not know: the task's own words for it (services.agents.wording).
+    words = wording.words_for(key, chinese=chinese)
+    primary, *fallbacks = words.queries
+    return Search(
+        need=need.model_copy(update={"query": primary}),
+        fallbacks=tuple(fallbacks),
+        by_name=words.name,
+        native=words.native,
+    )
 
 
 def _need(
@@ -241,7 +365,8 @@ def _need(
     # A confirmed value narrows the search when it names a thing (SUS304) or is written in the
     # query's language; "passivation" in a Chinese query is a word no Chinese span contains.
     narrowing = [v for v in scope if glossary.is_identifier(v) or is_cjk(v) == chinese]
-    words = [w for w in _query_words(key, clauses_) if w.lower() not in phrase.lower()]
+    said = _query_words(key, clauses_) if key in glossary.GLOSSARY else []
+    words = [w for w in said if w.lower() not in phrase.lower()]
     query = " ".join(dict.fromkeys([phrase, *narrowing, *words])).strip()
     return Need(
         key=key,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -30,6 +31,13 @@ class Analyzer(Protocol):
     name: str
 
     def analyze(self, principal: Principal, data: MemoryInput, *, run_id: str) -> Analysis: ...
+
+
+class Similarity(Protocol):
+    """How close in meaning a phrase is to each of some texts, in any language: a ranking
+    signal for choosing among a task's own phrases, never a confidence (docs/product.md §4)."""
+
+    def scores(self, phrase: str, texts: Sequence[str]) -> list[float]: ...
 
 
 class RunCancelled(MemdeskError):

@@ -14,6 +14,7 @@ from services.agents.ports import Analyzer
 from services.agents.resume import Resumer
 from services.agents.review import ModelReviewer, ReviewAgent
 from services.agents.runs import RunLimits, RunQueue
+from services.agents.similarity import EmbeddingSimilarity
 from services.agents.supervisor import Supervisor
 from services.agents.worker import Worker
 from services.approvals.flow import ApprovalFlow
@@ -26,6 +27,7 @@ from services.memory.bank import MemoryBank
 from services.records.directory import Directory
 from services.records.knowledge import KnowledgeStore
 from services.records.tasks import TaskService
+from services.retrieval.embedders import Embedder
 from services.retrieval.types import Retriever
 from services.settings import Settings
 
@@ -53,7 +55,9 @@ def build_agents(
     genai_client: Any | None = None,
     analyzer: Analyzer | None = None,
     memories: MemoryBank | None = None,
+    embedder: Embedder | None = None,
 ) -> AgentServices:
+    """`embedder`: retrieval's, so planning ranks a task's phrases in the same vector space."""
     prompt = get_prompt()
     # Engineering results people confirmed are evidence of their own, cited to their approval.
     handover = EngineeringHandover(approvals=approvals)
@@ -99,6 +103,7 @@ def build_agents(
             k=settings.retrieval_k,
             tool_timeout_seconds=settings.tool_timeout_seconds,
             confirmed_facts=handover.facts,
+            similarity=EmbeddingSimilarity(embedder) if embedder is not None else None,
         ),
         analyzer=analyzer,
         reviewer=ReviewAgent(retriever=retriever, model_reviewer=model_reviewer),

@@ -388,6 +388,15 @@ def _segmenter() -> jieba.Tokenizer:
     return jieba.dt
 
 
+def _strip_function_chars(word: str) -> str:
+    start, end = 0, len(word)
+    while start < end and is_function_char(word[start]):
+        start += 1
+    while end > start and is_function_char(word[end - 1]):
+        end -= 1
+    return word[start:end]
+
+
 def content_words(normalized: str) -> list[str]:
     """Content words of a normalised text, in order, without repeats: stemmed English words
     and Chinese words of two characters or more (segmented with jieba's general dictionary)."""
@@ -398,6 +407,10 @@ def content_words(normalized: str) -> list[str]:
         if not word or not flag.startswith(_CONTENT_POS):
             continue
         if _CJK_RUN.fullmatch(word):
+            # 「要收」「前要」: a particle the segmenter glued on (words its dictionary does not
+            # know, so 「顯著」 stays whole) carries no topic.
+            if not _segmenter().FREQ.get(word):
+                word = _strip_function_chars(word)
             if len(word) < 2 or word in _function_words() or all(map(is_function_char, word)):
                 continue
         elif _WORD.fullmatch(word):
@@ -410,3 +423,23 @@ def content_words(normalized: str) -> list[str]:
             continue
         words.setdefault(word, flag)
     return list(words)
+
+
+def unknown_words(normalized: str) -> list[str]:
+    """Runs of Chinese characters the segmenter could only cut into single characters (names
+    and terms its dictionary lacks: 「額亦都」, 「鄭倢伃」), two characters or more, function
+    characters excluded. A question's subject is often such a word."""
+    _segmenter()
+    runs: list[str] = []
+    current = ""
+    for piece in jieba.cut(normalized):
+        single = len(piece) == 1 and _CJK_RUN.fullmatch(piece) and not is_function_char(piece)
+        if single:
+            current += piece
+            continue
+        if len(current) >= 2:
+            runs.append(current)
+        current = ""
+    if len(current) >= 2:
+        runs.append(current)
+    return list(dict.fromkeys(runs))

@@ -145,7 +145,9 @@ def _one_verdict_per_span(
 
 
 def _refused(reason: str, message: str, usage: ModelUsage, text: str) -> AnalysisRejected:
-    return AnalysisRejected(reason, f"the model's reading {message}", usage=usage, raw=text[:4000])
+    return AnalysisRejected(
+        reason, f"the model's reading is refused: {message}", usage=usage, raw=text[:4000]
+    )
 
 
 def _tokens(usage: ModelUsage) -> int:

@@ -321,6 +321,10 @@ class Publisher:
         """Step 4: one transaction; nothing about serving changes unless all of it commits."""
         with self._index.exclusive(), self._db.write() as session:
             _fenced(session, pub.publication_id, claim)
+            # Locked before its chunks are counted: an unstage of this version (another
+            # process's abandoned attempt) holds this lock while it removes rows and vectors,
+            # so the count below is taken either before it started or after it finished.
+            new = _version_row(session, pub.tenant_id, pub.document_id, pub.version, lock=True)
             active = self._index.active()
             held = session.scalar(
                 select(func.count())
@@ -348,7 +352,6 @@ class Publisher:
                     f"{pub.document_id} changed while publishing (approved now: {live}, "
                     f"expected {expected}); propose the change again against the current version"
                 )
-            new = _version_row(session, pub.tenant_id, pub.document_id, pub.version)
             actor = principal.user_id
             self._knowledge.transition(
                 session, new, target=DocStatus.approved, actor=actor, reason=pub.candidate_id
@@ -620,9 +623,14 @@ def _approved_versions(
 
 
 def _version_row(
-    session: Session, tenant_id: str, document_id: str, version: int
+    session: Session, tenant_id: str, document_id: str, version: int, *, lock: bool = False
 ) -> DocumentVersion:
-    row = session.get(DocumentVersion, (tenant_id, document_id, version), populate_existing=True)
+    row = session.get(
+        DocumentVersion,
+        (tenant_id, document_id, version),
+        populate_existing=True,
+        with_for_update=lock or None,
+    )
     if row is None:
         raise NotFound("document", f"{document_id}@{version}")
     return row

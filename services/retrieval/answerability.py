@@ -58,6 +58,14 @@ class QueryProfile:
     def total(self) -> float:
         return sum(self.weights.values())
 
+    def coverage(self, normalized_text: str) -> float:
+        """Share of the query's weight a normalised text covers (every unit compared)."""
+        if not self.weights:
+            return 0.0
+        found = text_analysis.TextUnits.of(normalized_text)
+        covered = sum(w for u, w in self.weights.items() if present(u, normalized_text, found))
+        return covered / (self.total or 1.0)
+
     def display(self, unit: str) -> str:
         """A unit as the question wrote it (units are folded to Simplified, lower case)."""
         folded = text_analysis.normalize(self.query)
@@ -100,19 +108,21 @@ def profile(query: str, document_frequency: Callable[[str], int], size: int) -> 
 
 
 def query_units(query: str) -> list[str]:
-    """The query's content units: identifiers, stemmed content words, and Chinese words from a
-    general-purpose segmenter (content parts of speech only, two characters or more)."""
+    """The query's content units: identifiers, stemmed content words, Chinese words from a
+    general-purpose segmenter (content parts of speech only, two characters or more), and the
+    words it does not know (names, terms), which it leaves as single characters."""
     found = list(text_analysis.identifiers(query))
     norm = text_analysis.without_quantities(text_analysis.normalize(query))
     for ident in found:  # an identifier is one unit, not the words inside it
         norm = re.sub(rf"(?<![a-z0-9]){re.escape(ident)}(?![a-z0-9])", " ", norm)
     found += [w for w in text_analysis.content_words(norm) if w not in found]
+    found += [w for w in text_analysis.unknown_words(norm) if w not in found]
     return found
 
 
 def document_frequency(unit: str, texts: Sequence[str], units: Sequence[Container[str]]) -> int:
     """In how many of the chunks (normalised texts with their units) `unit` is present."""
-    return sum(_present(unit, text, found) for text, found in zip(texts, units, strict=True))
+    return sum(present(unit, text, found) for text, found in zip(texts, units, strict=True))
 
 
 @dataclass(frozen=True)
@@ -148,15 +158,15 @@ def judge(
         chosen = vector_rank == 1 or vector_z >= OUTLIER_Z
         answers = not missing_ids and types_ok and chosen
         return SpanVerdict(answers, 0.0, missing_ids, by_vector=answers)
-    covered = sum(w for u, w in comparable.items() if _present(u, text, found))
+    covered = sum(w for u, w in comparable.items() if present(u, text, found))
     coverage = covered / sum(comparable.values())
     missing = list(missing_ids)
     distinctive = query.distinctive
-    if distinctive in comparable and not _present(distinctive, text, found):
+    if distinctive in comparable and not present(distinctive, text, found):
         missing.append(distinctive)
     missing += [f"a stated {t}" for t in query.asked if not answer_types.states(t, span)]
     if coverage < COVERAGE_THRESHOLD:
-        missing += [u for u in comparable if not _present(u, text, found)]
+        missing += [u for u in comparable if not present(u, text, found)]
     return SpanVerdict(not missing, round(coverage, 4), tuple(dict.fromkeys(missing)))
 
 
@@ -167,7 +177,7 @@ def span_score(query: QueryProfile) -> Callable[[str], float]:
         norm = text_analysis.normalize(text)
         found = text_analysis.TextUnits.of(norm)
         total = query.total or 1.0
-        covered = sum(w for u, w in query.weights.items() if _present(u, norm, found)) / total
+        covered = sum(w for u, w in query.weights.items() if present(u, norm, found)) / total
         typed = sum(answer_types.states(t, text) for t in query.asked)
         # Shorter is better among equals: a span grows only when it gains something.
         return covered + typed - len(text) / 100_000
@@ -179,7 +189,8 @@ def _idf(df: int, size: int) -> float:
     return math.log(1 + (size - df + 0.5) / (df + 0.5))
 
 
-def _present(unit: str, text: str, found: Container[str]) -> bool:
+def present(unit: str, text: str, found: Container[str]) -> bool:
+    """Whether a query unit occurs in a normalised text (with its TextUnits)."""
     if _CJK.match(unit):
         return unit in text  # a Chinese word is present where its characters stand together
     if text_analysis.identifiers_in(unit) == [unit]:

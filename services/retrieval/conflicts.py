@@ -129,7 +129,7 @@ def find_conflicts(
     stated += [s for e in extra for s in _facts(e)]
     conflicts = _group(stated)
     if extra:
-        evidence = _make_room(evidence, extra, conflicts, k)
+        evidence = make_room(evidence, extra, conflicts, k)
     return conflicts, evidence
 
 
@@ -238,12 +238,13 @@ def _sentence(quote: str, fact: Fact) -> str:
     return quote[left:right].strip()
 
 
-def _make_room(
+def make_room(
     evidence: list[Evidence], extra: list[Evidence], conflicts: list[Conflict], k: int
 ) -> list[Evidence]:
     """Both sides of a conflict must be citable: partners replace the weakest other hits."""
     in_conflict = {v.evidence_id for c in conflicts for v in c.values}
-    wanted = [e for e in extra if e.evidence_id in in_conflict]
+    present = {e.evidence_id for e in evidence}
+    wanted = [e for e in extra if e.evidence_id in in_conflict and e.evidence_id not in present]
     merged = list(evidence)
     for partner in wanted:
         if len(merged) < k:

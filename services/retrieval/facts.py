@@ -39,7 +39,7 @@ for canonical, forms in {
         "business days",
         "business day",
     ],
-    "day": ["日", "天", "days", "day"],
+    "day": ["日", "天", "calendar days", "calendar day", "days", "day"],
     "hour": ["小時", "小时", "hours", "hour", "hrs", "hr", "h"],
     "minute": ["分鐘", "分钟", "minutes", "minute", "mins", "min"],
     "week": ["週", "周", "星期", "weeks", "week"],
@@ -223,6 +223,26 @@ def _value(match: re.Match[str]) -> str:
 def _number(raw: str) -> str:
     number = float(raw.replace(",", ""))
     return str(int(number)) if number.is_integer() else repr(number)
+
+
+def is_unit_word(word: str) -> bool:
+    """Whether a (normalised) word is itself a unit of measure or a currency: 公分, hour, %."""
+    return word in _UNITS or word in _CURRENCIES or f"{word}s" in _UNITS
+
+
+CURRENCY_UNITS = frozenset(_CURRENCIES.values()) | {"TWD", "USD", "EUR", "CNY"}
+
+
+def quantities(text: str) -> list[tuple[str, str]]:
+    """(value, canonical unit) of every quantity in `text` that has a unit, wherever it stands
+    in its clause (dates and the digits inside identifiers are not quantities)."""
+    norm, _ = aligned_normalize(text)
+    found = []
+    for match in _FACT.finditer(_mask(norm)):
+        unit = _CURRENCIES.get(match.group("cur") or "") or _UNITS.get(match.group("unit") or "")
+        if unit is not None:
+            found.append((_value(match), unit))
+    return found
 
 
 def quantity_units(text: str) -> frozenset[str]:

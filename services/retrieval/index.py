@@ -398,7 +398,12 @@ class IndexManager:
     def unstage_document(self, *, tenant_id: str, document_id: str, version: int) -> int:
         """Remove one version's chunks from the active index (an abandoned publication). Never
         those of a version that serves: its SQL rows go in a transaction that locks the version
-        row and finds it not approved, so a switch either sees them gone or keeps them."""
+        row and finds it not approved, so a switch either sees them gone or keeps them.
+
+        The vectors go inside that same transaction, before it commits. Deleted after it, they
+        could belong to a re-stage of the same chunk ids by another process (a `publish` taking
+        the publication over) that landed in between and switched in: SQL would then list
+        chunks the store no longer has, which no SQL-side check can see."""
         with self._lock:
             active = self.active()
             if active is None:
@@ -425,7 +430,8 @@ class IndexManager:
                 if not ids:
                     return 0
                 delete_rows(session, active.index_version, ids)
-            self.writer.remove(active.index_version, active.collection, ids)
+                self.writer.remove_vectors(active.collection, ids)
+            self.writer.evict(ids)
             return len(ids)
 
     # ---- purge and health --------------------------------------------------------------

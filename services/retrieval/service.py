@@ -22,7 +22,7 @@ from services.records import audit
 from services.retrieval import answerability, spans
 from services.retrieval.answerability import QueryProfile
 from services.retrieval.caches import LexicalView, Payload, RetrievalCaches, TenantBlock
-from services.retrieval.conflicts import find_conflicts
+from services.retrieval.conflicts import find_conflicts, make_room
 from services.retrieval.coverage import unsearchable_relevant
 from services.retrieval.eligibility import (
     ActiveIndex,
@@ -42,6 +42,7 @@ from services.retrieval.embedders import Vectors
 from services.retrieval.index import IndexManager
 from services.retrieval.ranking import Candidate, QueryAnalysis, document_frequency, rank
 from services.retrieval.relevance import Assessment, Item, assess
+from services.retrieval.statements import question_conflicts
 from services.retrieval.types import Evidence, RetrievalResult, SpanReader
 
 MAX_K = 100
@@ -113,6 +114,15 @@ class RetrievalService:
                 matched_text=lambda chunk_id: block.matched[block.row_of[chunk_id]],
                 k=k,
             )
+            if not conflicts:  # documents that phrase the fact differently: ask the question
+                conflicts, units = question_conflicts(
+                    profile,
+                    evidence,
+                    relevant=assessment.relevant,
+                    lookup=verifier.lookup,
+                    chunk_of=by_id.get,
+                )
+                evidence = make_room(evidence, units, conflicts, k) if conflicts else evidence
         if conflicts and reading is None:  # partners may have joined the evidence
             assessment = _judge(query, profile, evidence, block, vector_z)
         status = (

@@ -70,11 +70,19 @@ class ChunkWriter:
             return
         with self._db.write() as session:
             delete_rows(session, version_id, list(chunk_ids))
+        self.remove_vectors(collection, chunk_ids)
+        self._caches.evict_chunks(chunk_ids)
+
+    def remove_vectors(self, collection: str, chunk_ids: Sequence[str]) -> None:
+        """The vectors alone: a caller that must delete them before its SQL transaction commits
+        (so nobody can stage the same chunk ids in between) calls this inside it."""
         self._store.delete(collection, ids=list(chunk_ids))
         # Chroma's delete reports success for ids it never had; only a read-back proves it.
         left = self._store.get(collection, ids=list(chunk_ids))
         if left:
             raise IndexUnavailable(f"{len(left)} vectors were still present after delete")
+
+    def evict(self, chunk_ids: Sequence[str]) -> None:
         self._caches.evict_chunks(chunk_ids)
 
     def _store_batch(

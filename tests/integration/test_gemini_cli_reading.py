@@ -39,6 +39,7 @@ def memdesk(
         "MEMDESK_GEMINI_API_KEY": "test-key",
         "MEMDESK_ANALYZER": None,  # auto: Gemini, since a key is set
         "MEMDESK_SPAN_READER": None,  # auto: Gemini, since a key is set
+        "MEMDESK_MEMORY_EXTRACTOR": "offline",  # the Memory Bank's model calls are not shown here
     }
     corpus = write_corpus(tmp_path / "corpus.json", corpus_dict())
 
@@ -129,6 +130,8 @@ def test_resume_reads_and_drafts_through_gemini_and_counts_every_call(memdesk, s
     events = [e for e in store.runs.events(sales, resumed["run_id"]) if e.kind == "retrieval"]
     read = [e for e in events if e.payload["reader"] == READER]
     assert len(read) == readings and all(e.payload["model_calls"] == 1 for e in read)
+    kinds = {e.kind for e in store.runs.events(sales, resumed["run_id"])}
+    assert "memory_generation_failed" not in kinds  # no model call went unanswered
 
 
 def test_review_still_refuses_a_claim_citing_a_span_nobody_was_given(memdesk) -> None:

@@ -1,10 +1,11 @@
-"""Hand-written fakes around the agents: flaky or slow retrieval, an obedient stub model, and a
-way to rebuild the agent services of a store with them."""
+"""Hand-written fakes around the agents: flaky or slow retrieval, an obedient stub model, a
+similarity read from a table, and a way to rebuild the agent services of a store with them."""
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Sequence
 from datetime import date
 from typing import Any
 
@@ -22,6 +23,19 @@ from services.language.sentences import looks_like_instruction, numbers
 from services.llm.ports import AnalysisRejected
 from services.retrieval.types import Evidence, RetrievalResult, Retriever
 from services.settings import Settings
+
+
+class TableSimilarity:
+    """A Similarity that knows only the pairs it is given (phrase, text) → score; every other
+    pair scores 0. Lets a test say which of a task's phrases an embedder would rank first."""
+
+    def __init__(self, table: dict[tuple[str, str], float]) -> None:
+        self._table = table
+        self.calls = 0
+
+    def scores(self, phrase: str, texts: Sequence[str]) -> list[float]:
+        self.calls += 1
+        return [self._table.get((phrase, text), 0.0) for text in texts]
 
 
 class FlakyRetriever:
@@ -103,6 +117,7 @@ def rebuild_agents(
         "directory": services.directory,
         "approvals": services.approvals,
         "retriever": services.retrieval,
+        "embedder": services.index.embedder,
     }
     return build_agents(settings or services.settings, **{**parts, **overrides})
 

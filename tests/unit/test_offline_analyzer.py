@@ -186,3 +186,41 @@ def test_every_span_that_answers_a_need_is_claimed_once():
     assert cited == ["SOP-SURF@1:0-40", "SOP-EN@1:0-60"]  # each answering span, once
     assert decision.status == "ready_for_review" and decision.missing_fields == []
     assert "passivation to A967" in decision.claims[1].text  # the span whole
+
+
+def searched(key: str, query: str, ids: list[str]) -> Need:
+    return Need(key=key, label=key, query=query, required=True, source="pending", evidence_ids=ids)
+
+
+def test_a_field_outside_the_glossary_is_claimed_from_every_span_in_its_words():
+    # distributor: most words of the name; "approval" alone (another clause) does not name it
+    moq = [
+        evidence("MOQ@1:0-90", "3.2 Exception: engineering samples may ship as cut tape."),
+        evidence(
+            "PRICE@1:0-70", "2.3 Discounts below the lowest break follow the approval levels."
+        ),
+        evidence("MOQ@1:91-130", "3. Cut tape / partial packs (剪帶、拆盤)"),
+    ]
+    ids = [item.evidence_id for item in moq]
+    decision = analyze([searched("cut_tape_approval", "cut tape approval", ids)], moq)
+    assert [c.evidence_ids for c in decision.claims] == [["MOQ@1:0-90"], ["MOQ@1:91-130"]]
+    # pharma: the name's term of art inside Chinese spans
+    sop = [
+        evidence("QA-012@2:0-60", "5.3 按5.2放行的，CAPA由QA按SOP-QA-035跟踪至关闭。"),
+        evidence("QA-012@2:61-80", "1. 范围"),
+        evidence("QA-035@1:0-40", "CAPA记录保存至少5年。"),
+    ]
+    ids = [item.evidence_id for item in sop]
+    need_ = searched("capa_tracking_requirement", "CAPA由QA按SOP-QA-035跟踪至关闭", ids)
+    decision = analyze([need_], sop)
+    assert [c.evidence_ids for c in decision.claims] == [["QA-012@2:0-60"], ["QA-035@1:0-40"]]
+
+
+def test_a_field_searched_by_the_tasks_own_phrase_is_claimed_where_the_phrase_is():
+    sop = [
+        evidence("QA-021@3:0-20", "5. 延期"),
+        evidence("QA-012@2:0-20", "5. 未关闭偏差的处理"),
+    ]
+    ids = [item.evidence_id for item in sop]
+    decision = analyze([searched("open_deviation_disposition", "未关闭偏差的处理", ids)], sop)
+    assert [c.evidence_ids for c in decision.claims] == [["QA-012@2:0-20"]]

@@ -2,8 +2,9 @@
 
 import pytest
 
-from services.agents.planning import plan_needs, read_supplement
+from services.agents.planning import plan_needs, plan_searches, read_supplement
 from services.contracts.task_state import TaskState
+from tests.support.agents import TableSimilarity
 
 
 def task(**fields) -> TaskState:
@@ -130,3 +131,68 @@ def test_the_search_follows_the_customers_language_not_the_systems_notes(documen
     note = "human takeover: embedding model failed on 1 text(s): RuntimeError: out of memory"
     [need, *_] = plan_needs(state, read_supplement(state, None), None, documents, notes=(note,))
     assert need.key == "special_inspection" and need.query.startswith(phrase)
+
+
+def test_a_topic_named_while_talking_about_pending_work_is_not_work_of_its_own():
+    # freight: "price the freight" is about the pending freight rate, not a unit price
+    state = task(confirmed={}, pending=["ocean_freight_rate", "customs_clearance_fee"])
+    supplement = "Please carry on and price the freight and clearance."
+    ranked = TableSimilarity({("ocean freight rate", "price the freight"): 0.62})
+    keys = [n.key for n in plan_needs(state, read_supplement(state, supplement), supplement, [])]
+    assert {"unit_price", "shipping_mode"} <= set(keys)  # without a ranking, words alone
+    needs = plan_needs(state, read_supplement(state, supplement), supplement, [], similarity=ranked)
+    assert [n.key for n in needs] == ["ocean_freight_rate", "customs_clearance_fee"]
+
+
+def test_a_topic_of_its_own_beside_pending_work_stays_required():
+    # demo Q43: 膜厚 is asked beside the pending surface treatment
+    state = task(confirmed={"material": "A6061-T6"}, pending=["surface_treatment"])
+    supplement = (
+        "陳先生回覆：表面處理確定改成黑色硬陽極，請依我們公司的標準確認膜厚後繼續準備報價。"
+    )
+    asked = "請依我們公司的標準確認膜厚後繼續準備報價"
+    ranked = TableSimilarity(
+        {("膜厚 film thickness", asked): 0.18, ("表面處理 表面处理 surface treatment", asked): 0.06}
+    )
+    needs = plan_needs(state, read_supplement(state, supplement), supplement, [], similarity=ranked)
+    assert [(n.key, n.required) for n in needs] == [
+        ("surface_treatment", True),
+        ("film_thickness", True),
+    ]
+
+
+def test_a_field_of_a_chinese_task_is_searched_by_the_tasks_phrase_naming_it():
+    # pharma CV-2026-006: the SOP the task names writes DHT, the initials of the field
+    state = task(confirmed={}, pending=["dirty_hold_time"])
+    supplement = "请把脏设备保持时间和残留限度定下来，继续出验证方案。"
+    sop = "4.1 脏设备保持时间（DHT）：自生产结束至开始清洁，最长48小时。"
+    [search] = plan_searches(state, read_supplement(state, supplement), supplement, [sop])
+    assert search.need.query == "4.1 脏设备保持时间（DHT）：自生产结束至开始清洁"
+    assert search.queries == (search.need.query, "dirty hold time")
+    assert search.by_name == "dirty hold time"
+
+
+@pytest.mark.parametrize(
+    ("confirmed", "supplement", "codes"),
+    [
+        # pharma: the deviation report and the CAPA the person names are read
+        (
+            {"batch_no": "2611035"},
+            "DEV-2026-0588的调查报告11月27日已经批了，CAPA-2026-0301还在做。",
+            ["DEV-2026-0588", "CAPA-2026-0301"],
+        ),
+        # distributor: a registration number
+        (
+            {},
+            "張工補充 TI 的 DR 編號是 TI-DR-2026-TW-04417，剪帶可以接受。",
+            ["TI-DR-2026-TW-04417"],
+        ),
+        # demo: a confirmed material is not looked up again
+        ({"material": "SUS304"}, "客戶來電詢價 SUS304 零件 500 件。", []),
+    ],
+)
+def test_codes_the_supplement_names_are_looked_up_as_context(confirmed, supplement, codes):
+    state = task(confirmed=confirmed, pending=["release_decision"])
+    needs = plan_needs(state, read_supplement(state, supplement), supplement, [])
+    named = [(n.key, n.query, n.required, n.source) for n in needs if n.key in codes]
+    assert named == [(code, code, False, "supplement") for code in codes]

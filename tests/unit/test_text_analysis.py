@@ -80,3 +80,33 @@ def test_a_cjk_term_is_found_by_the_characters_its_bigrams_cover() -> None:
 def test_script_of_tells_chinese_from_english_text() -> None:
     assert text.script_of("PN-7731-B 固定座 CNC 加工作業指導書") == "cjk"
     assert text.script_of("The calibration interval is 6 months.") == "latin"
+
+
+@pytest.mark.parametrize(
+    ("question", "kept", "dropped"),
+    [
+        # A distributor's return policy (Traditional) and a pharma QA question (Simplified).
+        ("非不良品退貨的 restocking fee 要收幾 %？", {"退货", "restock"}, {"要收"}),
+        ("客人想請 SGS 到廠裡看我們做檢驗，報價前要先確認哪些東西？", {"检验", "报价"}, {"前要"}),
+        ("加速试验出现显著变化的话，要不要加做中间条件？", {"显著", "变化"}, set()),
+    ],
+)
+def test_particles_the_segmenter_glued_to_a_word_are_not_topics(question, kept, dropped):
+    words = set(text.content_words(text.normalize(question)))
+    assert kept <= words
+    assert not dropped & words
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("额亦都是哪个国家的开国大臣？", "额亦"),  # an encyclopedia question (CMRC 2018)
+        ("鄭倢伃是哪個團體的成員？", "郑倢伃"),
+    ],
+)
+def test_a_name_the_segmenter_cannot_place_is_kept_as_one_word(question, name):
+    assert name in text.unknown_words(text.normalize(question))
+
+
+def test_dictionary_words_and_particles_are_not_unknown_words():
+    assert text.unknown_words(text.normalize("標準交期是幾天")) == []

@@ -1,0 +1,501 @@
+"""Conflicts read through the question: what each authoritative document answers, compared.
+
+The attribute rule of facts.py finds a conflict when two documents phrase the same attribute
+the same way (「硬陽極膜厚為 25 µm」 / 「硬陽極膜厚為 35 µm」). Documents written by different
+people rarely do: "The VGM must reach the carrier no later than 24 hours before the CY cut-off"
+and "VGM to carrier | 48 hrs before CY cut-off" state one deadline in two ways. Here the question
+itself is the attribute:
+
+* each relevant `fact` document's **answer** is the unit (sentence, clause, list item) of its
+  retrieved sections that states a quantity and covers the question best — read with its heading
+  and the document's title, weighted as answerability weighs the question's words;
+* two documents **disagree** when, in the same customer scope, their answers state quantities of
+  the same measure (durations in one scale, shares, lengths, one currency, ...) and no value in
+  common, each answer names every identifier of the question, and both contain the question's
+  most distinctive word found in either of them (a titanium lead time does not answer a
+  question about the standard lead time, though both are lead times);
+* when the question asks for a type of answer (a duration, an amount), only quantities of that
+  type are compared.
+History never conflicts (it is a past decision), and similarity plays no part.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from services.contracts.evidence_id import evidence_id_for
+from services.language import answer_types
+from services.language import tokens as text_analysis
+from services.language.frequency import informativeness
+from services.retrieval import facts, spans
+from services.retrieval.answerability import QueryProfile, present
+from services.retrieval.eligibility import ChunkRow, Verified
+from services.retrieval.types import Conflict, ConflictValue, Evidence
+
+# Quantities are compared in one scale per measure: days for durations (a working day is its
+# own measure: it is not a fixed number of calendar days).
+_MEASURE: dict[str, tuple[str, float]] = {
+    "day": ("duration", 1.0),
+    "hour": ("duration", 1 / 24),
+    "minute": ("duration", 1 / 1440),
+    "week": ("duration", 7.0),
+    "month": ("duration", 30.0),
+    "year": ("duration", 365.0),
+    "working_day": ("working_days", 1.0),
+    "%": ("share", 1.0),
+    "µm": ("length", 0.001),
+    "mm": ("length", 1.0),
+    "cm": ("length", 10.0),
+    "m": ("length", 1000.0),
+    "kg": ("mass", 1000.0),
+    "g": ("mass", 1.0),
+    "t": ("mass", 1_000_000.0),
+}
+# Which measures answer which asked type (services.language.answer_types).
+_ANSWERS: dict[str, frozenset[str]] = {
+    answer_types.DURATION: frozenset({"duration", "working_days"}),
+    answer_types.PERCENTAGE: frozenset({"share"}),
+    answer_types.MONEY: frozenset({"money", "share"}),  # surcharges are often a share
+    answer_types.COUNT: frozenset({"count"}),
+}
+_HEADING_MAX_CHARS = 60
+# A four-digit number of years in this range names a calendar year.
+_CALENDAR_YEARS = (1000.0, 2999.0)
+# At least this share of what each side's quantity is said of must be in the question.
+SAID_OF_SHARE = 0.5
+# Where one statement ends and the next begins inside a unit (not inside a parenthesis or a
+# number such as 1,200).
+_CLAUSE_BREAK = re.compile(r"(?<=[，；;、。！？!?])|(?<=,)(?!\d{3})|(?<=[^\s\d.]\.)\s+")
+_FIRST_QUANTITY = re.compile(r"[$€£¥]?\s*\d")
+# Section and list numbers ("4.2", "(三)", "b)") say where a statement is, not what it is about.
+_ENUMERATOR = re.compile(
+    r"(?:^|\s)(?:\d+(?:\.\d+)*\.?|[(（]?[一二三四五六七八九十]+[、.)）]|[(（]?[a-z][.)）])(?=\s|$)"
+)
+_LABEL = re.compile(r"^\s*([^|:：]{2,60}?)\s*(?:\||:|：|\.{3,}|…+)")
+_SENTENCE_PUNCTUATION = re.compile(r"[。！？!?；;.,，]$")
+
+
+@dataclass(frozen=True)
+class Quantity:
+    measure: str
+    amount: float  # in the measure's scale
+    shown: str  # as written, normalised ("48 hour")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A document's best-covering statement of a quantity, and what it covers."""
+
+    evidence: Evidence  # the unit itself, citable
+    context: str  # normalised: title + heading + unit
+    coverage: float
+    quantities: tuple[Quantity, ...]
+    said_of: float  # share of what the quantity is said of that the question also says
+    line: str  # normalised: title + heading + the whole line the quantity stands on
+
+
+def question_conflicts(
+    profile: QueryProfile,
+    evidence: list[Evidence],
+    *,
+    relevant: frozenset[str],
+    lookup: Callable[[list[str]], dict[str, Verified]],
+    chunk_of: Callable[[str], ChunkRow | None],
+) -> tuple[list[Conflict], list[Evidence]]:
+    """Conflicts between the answers of the relevant authoritative documents in `evidence`,
+    and the answering units they cite (to be added to the evidence, so both sides are cited)."""
+    measures = _asked_measures(profile)
+    # Either side may be the one the question's words found; the other need only state the
+    # same thing (the anchor test below), as a table or a note states it tersely.
+    by_document: dict[str, list[Evidence]] = {}
+    for item in evidence:
+        if item.knowledge_class == "fact":
+            by_document.setdefault(item.document_id, []).append(item)
+    relevant_documents = {e.document_id for e in evidence if e.evidence_id in relevant}
+    if len(by_document) < 2 or not relevant_documents:
+        return [], []
+    current = lookup(list(by_document))
+    sections = {
+        document_id: [doc.body[s:e] for s, e in _sections(items, chunk_of)]
+        for document_id, items in by_document.items()
+        if (doc := current.get(document_id)) is not None
+    }
+    spelled = acronyms(text for texts in sections.values() for text in texts)
+    answers = {
+        document_id: answer
+        for document_id, items in by_document.items()
+        if (doc := current.get(document_id)) is not None
+        and (answer := _answer(profile, doc, items, chunk_of, measures, spelled)) is not None
+    }
+    conflicts = _disagreements(profile, answers, relevant_documents)
+    cited = {v.evidence_id for c in conflicts for v in c.values}
+    units = [a.evidence for a in answers.values() if a.evidence.evidence_id in cited]
+    return conflicts, units
+
+
+def _asked_measures(profile: QueryProfile) -> frozenset[str] | None:
+    if not profile.asked:
+        return None
+    wanted = frozenset().union(*(_ANSWERS.get(kind, frozenset()) for kind in profile.asked))
+    return wanted or None
+
+
+def _answer(
+    profile: QueryProfile,
+    doc: Verified,
+    items: list[Evidence],
+    chunk_of: Callable[[str], ChunkRow | None],
+    measures: frozenset[str] | None,
+    spelled: dict[str, str],
+) -> Answer | None:
+    best: Answer | None = None
+    for start, end in _sections(items, chunk_of):
+        heading = ""
+        for line_start, line_end in _lines(doc.body, start, end):
+            line = doc.body[line_start:line_end]
+            label = _label(line)
+            stated = False
+            for clause_start, clause in _clauses(line):
+                quantities = tuple(
+                    q for q in quantities_in(clause) if measures is None or q.measure in measures
+                )
+                if not quantities:
+                    continue
+                stated = True
+                # What the quantity is said of: its clause, its line's label ("VGM to carrier |
+                # 48 hrs"), the heading above and the document's title.
+                context = _spelled_out(
+                    text_analysis.normalize(f"{doc.title}\n{heading}\n{label}\n{clause}"),
+                    spelled,
+                )
+                coverage = _coverage(profile, context)
+                if best is None or coverage > best.coverage:
+                    at = line_start + clause_start
+                    best = Answer(
+                        evidence=_cited(doc, items[0], line_start, line_end, at),
+                        context=context,
+                        coverage=coverage,
+                        quantities=quantities,
+                        said_of=_said_of(profile, label, clause, spelled),
+                        line=_spelled_out(
+                            text_analysis.normalize(f"{doc.title}\n{heading}\n{line}"), spelled
+                        ),
+                    )
+            if not stated and _is_heading(line):
+                heading = line.strip()
+    return best
+
+
+def _said_of(profile: QueryProfile, label: str, clause: str, spelled: dict[str, str]) -> float:
+    """How much of what a quantity is said of the question also says: the content words of its
+    clause before the quantity and of its line's label, each weighed by how rare it is in the
+    language. 「鈦合金零件之加工交期為 25 日」 is said of titanium parts, which a question about
+    the standard lead time never mentions."""
+    norm = text_analysis.normalize(clause)
+    first = _FIRST_QUANTITY.search(norm)
+    before = norm[: first.start()] if first else norm
+    said = _ENUMERATOR.sub(" ", f"{text_analysis.normalize(label)} {before}")
+    attribute = set(_words(_expanded(said, spelled)))
+    if not attribute:
+        return 1.0
+    asked = set(_words(_expanded(text_analysis.normalize(profile.query), spelled)))
+    total = sum(informativeness(w) for w in attribute)
+    if not total:
+        return 1.0
+    return sum(informativeness(w) for w in attribute & asked) / total
+
+
+def _words(normalized: str) -> list[str]:
+    """Identifiers and content words (stemmed English, Chinese words of the general segmenter)."""
+    return [*text_analysis.identifiers_in(normalized), *text_analysis.content_words(normalized)]
+
+
+def _expanded(normalized: str, spelled: dict[str, str]) -> str:
+    """Abbreviations replaced by what they stand for (both sides then use the same words)."""
+    for short, long_form in spelled.items():
+        normalized = re.sub(rf"(?<![a-z0-9]){re.escape(short)}(?![a-z0-9])", long_form, normalized)
+    return normalized
+
+
+def _lines(body: str, start: int, end: int) -> list[tuple[int, int]]:
+    found = []
+    cursor = start
+    for piece in body[start:end].split("\n"):
+        piece_start, cursor = cursor, cursor + len(piece) + 1
+        if piece.strip():
+            found.append((piece_start, piece_start + len(piece)))
+    return found
+
+
+def _label(line: str) -> str:
+    """A line's label, when it has one before a separator ("Free time ......", "交期：")."""
+    match = _LABEL.match(line)
+    return match.group(1) if match else ""
+
+
+def _cited(doc: Verified, like: Evidence, line_start: int, line_end: int, at: int) -> Evidence:
+    """The line, when it is short enough to read as one citation; else its unit holding `at`."""
+    if line_end - line_start <= spans.MAX_UNIT_CHARS:
+        s, e = line_start, line_end
+    else:
+        s, e = next(
+            (
+                (s, e)
+                for s, e in spans.units(doc.body[line_start:line_end], offset=line_start)
+                if s <= at < e
+            ),
+            (line_start, line_end),
+        )
+    while s < e and doc.body[s].isspace():
+        s += 1
+    while e > s and doc.body[e - 1].isspace():
+        e -= 1
+    return _unit_evidence(doc, like, s, e)
+
+
+def _clauses(line: str) -> list[tuple[int, str]]:
+    """A line cut at sentence and clause punctuation, with each clause's offset."""
+    found = []
+    cursor = 0
+    for part in _CLAUSE_BREAK.split(line):
+        if part.strip():
+            found.append((cursor, part))
+        cursor += len(part)
+    return found
+
+
+def _sections(
+    items: list[Evidence], chunk_of: Callable[[str], ChunkRow | None]
+) -> list[tuple[int, int]]:
+    """The chunks the document's spans were cut from, each once."""
+    found: list[tuple[int, int]] = []
+    for item in items:
+        chunk = chunk_of(item.chunk_id)
+        bounds = (chunk.start, chunk.end) if chunk is not None else (item.start, item.end)
+        if bounds not in found:
+            found.append(bounds)
+    return found
+
+
+def _salience(profile: QueryProfile) -> dict[str, float]:
+    """The question's words weighed against each other: rare in the knowledge the person may
+    read (IDF) and rare in the language (a name or a term, not "get" or "these days")."""
+    return {unit: weight * informativeness(unit) for unit, weight in profile.weights.items()}
+
+
+def _coverage(profile: QueryProfile, context: str) -> float:
+    salience = _salience(profile)
+    total = sum(salience.values())
+    if not total:
+        return 0.0
+    found = text_analysis.TextUnits.of(context)
+    return sum(w for unit, w in salience.items() if present(unit, context, found)) / total
+
+
+def _is_heading(line: str) -> bool:
+    """A short line without sentence punctuation ("3. Verified Gross Mass (VGM)")."""
+    text = line.strip()
+    return len(text) <= _HEADING_MAX_CHARS and not _SENTENCE_PUNCTUATION.search(text)
+
+
+def _unit_evidence(doc: Verified, like: Evidence, start: int, end: int) -> Evidence:
+    return like.model_copy(
+        update={
+            "evidence_id": evidence_id_for(doc.document_id, doc.version, start, end),
+            "start": start,
+            "end": end,
+            "quote": doc.body[start:end],
+        }
+    )
+
+
+def _disagreements(
+    profile: QueryProfile, answers: dict[str, Answer], relevant_documents: set[str]
+) -> list[Conflict]:
+    found: list[Conflict] = []
+    documents = sorted(answers)
+    for i, first in enumerate(documents):
+        for second in documents[i + 1 :]:
+            if first not in relevant_documents and second not in relevant_documents:
+                continue
+            a, b = answers[first], answers[second]
+            if a.evidence.customer_id != b.evidence.customer_id:
+                continue
+            if not (_names_identifiers(profile, a) and _names_identifiers(profile, b)):
+                continue
+            if min(a.said_of, b.said_of) < SAID_OF_SHARE:
+                continue
+            anchor = _anchor(profile, a, b)
+            if anchor is None:
+                continue
+            measure = _disagreeing_measure(a.quantities, b.quantities)
+            if measure is None:
+                continue
+            found.append(_conflict(profile.display(anchor), measure, a, b))
+    return _merged(found)
+
+
+def _names_identifiers(profile: QueryProfile, answer: Answer) -> bool:
+    return all(text_analysis.contains_identifier(answer.context, i) for i in profile.identifiers)
+
+
+def _anchor(profile: QueryProfile, a: Answer, b: Answer) -> str | None:
+    """The question's heaviest word found in either answer; it must be in both. And the
+    question's subject, its heaviest word of all, must be in one of them: answers that never
+    name it are about something else (two fish of other species, each with its length)."""
+    found_a, found_b = text_analysis.TextUnits.of(a.context), text_analysis.TextUnits.of(b.context)
+    in_either = [
+        unit
+        for unit in profile.weights
+        if not facts.is_unit_word(unit)  # 「多少公分」: every length states its unit
+        and (present(unit, a.context, found_a) or present(unit, b.context, found_b))
+    ]
+    if not in_either:
+        return None
+    salience = _salience(profile)
+    subject = max(profile.weights, key=lambda unit: (salience[unit], unit))
+    if not any(
+        present(subject, answer.line, text_analysis.TextUnits.of(answer.line)) for answer in (a, b)
+    ):
+        return None
+    heaviest = max(in_either, key=lambda unit: (salience[unit], unit))
+    both = present(heaviest, a.context, found_a) and present(heaviest, b.context, found_b)
+    return heaviest if both else None
+
+
+def _names(context: str, unit: str) -> bool:
+    return present(unit, context, text_analysis.TextUnits.of(context))
+
+
+def _disagreeing_measure(first: Iterable[Quantity], second: Iterable[Quantity]) -> str | None:
+    """A measure both state with no amount in common."""
+    amounts_a: dict[str, set[float]] = {}
+    amounts_b: dict[str, set[float]] = {}
+    for q in first:
+        amounts_a.setdefault(q.measure, set()).add(q.amount)
+    for q in second:
+        amounts_b.setdefault(q.measure, set()).add(q.amount)
+    for measure in sorted(set(amounts_a) & set(amounts_b)):
+        if not amounts_a[measure] & amounts_b[measure]:
+            return measure
+    return None
+
+
+def _conflict(fact: str, measure: str, *answers: Answer) -> Conflict:
+    return Conflict(
+        fact=fact,
+        unit=measure,
+        values=[
+            ConflictValue(
+                value=", ".join(q.shown for q in answer.quantities),
+                evidence_id=answer.evidence.evidence_id,
+                document_id=answer.evidence.document_id,
+                version=answer.evidence.version,
+                quote=answer.evidence.quote,
+            )
+            for answer in answers
+        ],
+    )
+
+
+def _merged(conflicts: list[Conflict]) -> list[Conflict]:
+    """Pairs about the same fact become one conflict with every document's value."""
+    merged: dict[tuple[str, str | None], Conflict] = {}
+    for conflict in conflicts:
+        key = (conflict.fact, conflict.unit)
+        if key not in merged:
+            merged[key] = conflict
+            continue
+        known = {v.evidence_id for v in merged[key].values}
+        values = [*merged[key].values, *(v for v in conflict.values if v.evidence_id not in known)]
+        merged[key] = merged[key].model_copy(update={"values": values})
+    return list(merged.values())
+
+
+_LATIN_DEFINITION = re.compile(
+    r"((?:[A-Za-z][\w'-]*\s+){1,7}[A-Za-z][\w'-]*)\s*[(（]([A-Z][A-Z0-9&]{1,7})[)）]"
+)
+_CJK_DEFINITION = re.compile(
+    rf"([{text_analysis.CJK}]{{2,12}})\s*[(（]([A-Z][A-Z0-9&]{{1,7}})[)）]"
+)
+_MINOR_WORDS = frozenset({"of", "and", "for", "the", "to", "in", "on", "a", "an", "&"})
+
+
+def acronyms(texts: Iterable[str]) -> dict[str, str]:
+    """Abbreviations the texts define, normalised: "Verified Gross Mass (VGM)" → vgm ↦
+    "verified gross mass"; 「脏设备保持时间（DHT）」 → dht ↦ 「脏设备保持时间」. A Latin long form
+    must spell the abbreviation with its words' initials; a CJK one is the run just before it."""
+    found: dict[str, str] = {}
+    for text in texts:
+        for match in _LATIN_DEFINITION.finditer(text):
+            long_form = _spelling(match.group(1).split(), match.group(2))
+            if long_form:
+                found.setdefault(match.group(2).casefold(), text_analysis.normalize(long_form))
+        for match in _CJK_DEFINITION.finditer(text):
+            found.setdefault(match.group(2).casefold(), text_analysis.normalize(match.group(1)))
+    return found
+
+
+def _spelling(words: list[str], abbreviation: str) -> str | None:
+    """The shortest tail of `words` whose initials (minor words skipped) spell it."""
+    letters = [ch for ch in abbreviation.casefold() if ch.isalnum()]
+    for start in range(len(words) - 1, -1, -1):
+        tail = words[start:]
+        initials = [w[0].casefold() for w in tail if w.casefold() not in _MINOR_WORDS]
+        if initials == letters:
+            return " ".join(tail)
+        if len(initials) > len(letters):
+            return None
+    return None
+
+
+def _spelled_out(context: str, spelled: dict[str, str]) -> str:
+    """A context that uses an abbreviation also says what it stands for."""
+    extra = [
+        long_form
+        for short, long_form in spelled.items()
+        if text_analysis.contains_identifier(context, short)
+        or re.search(rf"(?<![a-z0-9]){re.escape(short)}(?![a-z0-9])", context)
+    ]
+    return "\n".join([context, *extra]) if extra else context
+
+
+def quantities_in(text: str) -> list[Quantity]:
+    """Every quantity with a unit in `text` (dates and the digits of identifiers are not)."""
+    found = []
+    for value, unit in facts.quantities(text):
+        amount = _amount(value)
+        if amount is None:
+            continue
+        if (
+            unit == "year"
+            and amount.is_integer()
+            and _CALENDAR_YEARS[0] <= amount <= _CALENDAR_YEARS[1]
+        ):
+            continue  # 「2002年」 is a date, not a duration of two thousand years
+        if unit in _MEASURE:
+            measure, scale = _MEASURE[unit]
+        elif unit in facts.CURRENCY_UNITS:
+            measure, scale = f"money:{unit}", 1.0
+        elif unit == "pcs":
+            measure, scale = "count", 1.0
+        else:
+            measure, scale = unit, 1.0
+        found.append(Quantity(measure, round(amount * scale, 6), f"{value} {unit}"))
+    return found
+
+
+def _is_calendar_year(amount: float) -> bool:
+    return amount.is_integer() and _CALENDAR_YEARS[0] <= amount <= _CALENDAR_YEARS[1]
+
+
+def _amount(value: str) -> float | None:
+    """A single amount; a range or a tolerance (8-12, ±0.01) is not compared."""
+    if "-" in value.lstrip("-") or value[:1] in "±":
+        return None
+    try:
+        return float(value.lstrip("<>≤≥"))
+    except ValueError:
+        return None

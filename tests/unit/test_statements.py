@@ -1,0 +1,211 @@
+"""Conflicts read through the question (services/retrieval/statements.py), on text in the style
+of several datasets: a freight forwarder's SOP and quick-reference table (English), a pharma QA
+manual and SOP (Simplified Chinese), a distributor's return policy (mixed), a machining shop's
+price sheet and a titanium work standard (Traditional Chinese)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from services.contracts.evidence_id import evidence_id_for
+from services.language import tokens as text
+from services.retrieval import answerability, statements
+from services.retrieval.eligibility import ChunkRow, Verified
+from services.retrieval.types import Evidence
+
+DOCS = {
+    "SOP-SEA": (
+        "Sea Export - FCL Booking & Documentation",
+        "3. Verified Gross Mass (VGM)\n3.1 The shipper is responsible for the VGM.\n"
+        "3.2 The VGM must reach the carrier no later than 24 hours before the CY cut-off.",
+    ),
+    "NOTE-CUTOFF": (
+        "Ops quick reference - export cut-offs",
+        "Item | Deadline\nSI to carrier | 48 hrs before ETD\nVGM to carrier | 48 hrs before CY "
+        "cut-off\nHazardous (DG) declaration to carrier | 72 hrs before ETD",
+    ),
+    "NOTE-CUTOFF-SAME": (
+        "Ops quick reference (Manchester)",
+        "Item | Deadline\nVGM to carrier | 24 hrs before CY cut-off",
+    ),
+    "QM-001": (
+        "质量手册 物料与供应商管理",
+        "7.2 关键物料（原料药、直接接触药品的包装材料）供应商须经现场审计批准，"
+        "现场审计周期不超过36个月。",
+    ),
+    "SOP-QA-040": (
+        "供应商确认与管理规程",
+        "3. 现场审计\n3.1 A类供应商每24个月进行一次现场审计。",
+    ),
+    "SOP-RMA": (
+        "退貨作業程序",
+        "3. 非不良品退貨 (stock return)\n3.2 收取 restocking fee 15%（以原發票金額計）。",
+    ),
+    "POLICY-PRICING": (
+        "報價與價格政策",
+        "4.2 非不良品退貨之 restocking fee：20%。",
+    ),
+    "FISH-A": ("長齒鋸犁鰻", "長齒鋸犁鰻是鰻鱺目蛇鰻科的其中一種。體長可達76公分。"),
+    "FISH-B": ("異齒前肛鰻", "異齒前肛鰻是鰻鱺目蛇鰻科的其中一種。體長可達22.4公分。"),
+    "B-PRICE": (
+        "2026 年不鏽鋼零件報價基準與交期",
+        "SUS304 CNC 切削件\n標準交期 12 日，自下單次日起算。",
+    ),
+    "B-TITANIUM": ("鈦合金零件加工作業標準", "交期\n交期：鈦合金零件之加工交期為 25 日。"),
+}
+
+
+def _verified(document_id: str, customer_id: str | None = None) -> Verified:
+    title, body = DOCS[document_id]
+    return Verified(
+        document_id=document_id,
+        version=1,
+        title=title,
+        body=body,
+        content_hash="sha256:test",
+        knowledge_class="fact",
+        doc_type="sop",
+        customer_id=customer_id,
+        valid_from=date(2026, 1, 1),
+        valid_to=None,
+    )
+
+
+def _evidence(doc: Verified) -> Evidence:
+    return Evidence(
+        evidence_id=evidence_id_for(doc.document_id, 1, 0, len(doc.body)),
+        document_id=doc.document_id,
+        version=1,
+        chunk_id=f"T/{doc.document_id}@1#0",
+        knowledge_class="fact",
+        doc_type="sop",
+        title=doc.title,
+        start=0,
+        end=len(doc.body),
+        quote=doc.body,
+        content_hash=doc.content_hash,
+        customer_id=doc.customer_id,
+    )
+
+
+def conflicts(query: str, *document_ids: str, customers: dict[str, str] | None = None):
+    docs = {d: _verified(d, (customers or {}).get(d)) for d in document_ids}
+    evidence = [_evidence(doc) for doc in docs.values()]
+    texts = [text.normalize(f"{t}\n{b}") for t, b in DOCS.values()]
+    units = [text.TextUnits.of(t) for t in texts]
+    profile = answerability.profile(
+        query, lambda u: answerability.document_frequency(u, texts, units), len(texts)
+    )
+    chunks = {
+        e.chunk_id: ChunkRow(e.chunk_id, e.document_id, 1, 0, e.end, "sha256:test")
+        for e in evidence
+    }
+    found, cited = statements.question_conflicts(
+        profile,
+        evidence,
+        relevant=frozenset(e.evidence_id for e in evidence),
+        lookup=lambda ids: {i: docs[i] for i in ids if i in docs},
+        chunk_of=chunks.get,
+    )
+    return found, cited
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "values"),
+    [
+        (
+            "How many hours before the CY cut-off has the verified gross mass to be with the "
+            "carrier?",
+            ("SOP-SEA", "NOTE-CUTOFF"),
+            {"SOP-SEA": "24 hour", "NOTE-CUTOFF": "48 hour"},
+        ),
+        (
+            "原料药供应商的现场审计多久要做一次？",
+            ("QM-001", "SOP-QA-040"),
+            {"QM-001": "36 month", "SOP-QA-040": "24 month"},
+        ),
+        (
+            "非不良品退貨的 restocking fee 要收幾 %？",
+            ("SOP-RMA", "POLICY-PRICING"),
+            {"SOP-RMA": "15 %", "POLICY-PRICING": "20 %"},
+        ),
+    ],
+)
+def test_two_documents_stating_the_asked_quantity_differently_conflict(query, documents, values):
+    found, cited = conflicts(query, *documents)
+    assert len(found) == 1
+    assert {v.document_id: v.value for v in found[0].values} == values
+    # Each side is cited as the unit that states it, and that unit is handed back as evidence.
+    assert {v.evidence_id for v in found[0].values} == {e.evidence_id for e in cited}
+    for value in found[0].values:
+        _title, body = DOCS[value.document_id]
+        assert value.quote in body and value.value.split()[0] in value.quote
+
+
+def test_the_same_amount_in_another_unit_is_no_conflict():
+    found, _ = conflicts(
+        "How many hours before the CY cut-off must the VGM reach the carrier?",
+        "SOP-SEA",
+        "NOTE-CUTOFF-SAME",
+    )
+    assert found == []
+
+
+def test_a_quantity_said_of_something_the_question_does_not_name_is_not_compared():
+    # The titanium standard's lead time is said of titanium parts; the question asks the
+    # standard lead time, which only the price sheet states.
+    found, _ = conflicts("標準交期是幾天", "B-PRICE", "B-TITANIUM")
+    assert found == []
+
+
+def test_answers_that_never_name_the_question_s_subject_do_not_conflict():
+    # Two encyclopedia passages, each giving the length of its own species; the question asks
+    # the length of a third one. Different values, same attribute, no conflict.
+    found, _ = conflicts("膨趾膜鱈的體長可達多少公分？", "FISH-A", "FISH-B")
+    assert found == []
+
+
+def test_a_calendar_year_is_not_a_duration():
+    assert statements.quantities_in("但在2002年時配合東北新幹線通車") == []
+    assert [q.shown for q in statements.quantities_in("紀錄保存至少5年")] == ["5 year"]
+
+
+def test_documents_of_different_customer_scopes_never_conflict():
+    found, _ = conflicts(
+        "非不良品退貨的 restocking fee 要收幾 %？",
+        "SOP-RMA",
+        "POLICY-PRICING",
+        customers={"POLICY-PRICING": "C-ACME"},
+    )
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("texts", "expected"),
+    [
+        (["3. Verified Gross Mass (VGM)"], {"vgm": "verified gross mass"}),
+        (["4.1 脏设备保持时间（DHT）：自生产结束至开始清洁"], {"dht": "脏设备保持时间"}),
+        (["Cargo from a Known Consignor (KC) goes to the airline"], {"kc": "known consignor"}),
+        # Initials that do not spell the abbreviation define nothing.
+        (["the shipment value (USD)"], {}),
+    ],
+)
+def test_abbreviations_are_read_from_their_definitions(texts, expected):
+    assert statements.acronyms(texts) == expected
+
+
+@pytest.mark.parametrize(
+    ("clause", "shown"),
+    [
+        ("Import LCL cargo is stored free for 5 calendar days", ["5 day"]),
+        ("48 hrs before CY cut-off", ["48 hour"]),
+        ("现场审计周期不超过36个月。", ["36 month"]),
+        ("收取 restocking fee 15%（以原發票金額計）", ["15 %"]),
+        ("SUS304 CNC 切削件 1,200 件", ["1200 pcs"]),
+        ("有效日期 2026-01-01", []),
+    ],
+)
+def test_quantities_are_read_wherever_they_stand_in_a_clause(clause, shown):
+    assert [q.shown for q in statements.quantities_in(clause)] == shown
