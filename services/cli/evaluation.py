@@ -15,6 +15,7 @@ from services.settings import Settings
 
 # Where the README tells you to put the downloaded file (git-ignored).
 CMRC2018_DEFAULT = Path("data/cmrc2018/cmrc2018_dev.json")
+SQUAD2_DEFAULT = Path("data/squad2/squad2_dev_subset.json")
 
 public = typer.Typer(help="Evaluate on public datasets, side by side with plain baselines.")
 
@@ -91,3 +92,35 @@ def cmrc2018_command(
         sys.stdout.write(public_eval.dumps(report) + "\n")
     else:
         typer.echo(public_eval.render_text(report))
+
+
+@public.command("squad2")
+def squad2_command(
+    dataset: Annotated[
+        Path,
+        typer.Option("--dataset", help="A SQuAD 2.0 file (dev-v2.0.json or a part of it)."),
+    ] = SQUAD2_DEFAULT,
+    write_dir: Annotated[
+        Path | None,
+        typer.Option("--write-dir", help="Also keep the converted corpus@1/golden@1 files here."),
+    ] = None,
+    as_json: JsonFlag = False,
+) -> None:
+    """SQuAD 2.0 dev: memdesk, BM25 and dense-only; answerability split; SQuAD's own
+    unanswerable questions."""
+
+    def run() -> dict[str, object]:
+        if not dataset.is_file():
+            raise InvalidInput(f"{dataset}: no such file (see data/squad2/README.md)")
+        return public_eval.evaluate_squad2(
+            Settings(),
+            dataset=dataset,
+            write_dir=write_dir,
+            progress=lambda line: typer.echo(f"eval-public: {line}", err=True),
+        )
+
+    report = run_command(run)
+    if as_json:
+        sys.stdout.write(public_eval.dumps_squad2(report) + "\n")
+    else:
+        typer.echo(public_eval.render_squad2(report))

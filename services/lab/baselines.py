@@ -2,7 +2,8 @@
 
 They see the same documents memdesk indexes (title + body) and answer with document ids, best
 first. Nothing here is tuned: BM25 is bm25s with its defaults over character unigrams and
-bigrams (lower-cased, NFKC, no stop words, no script folding); dense-only embeds the product's
+bigrams (lower-cased, NFKC, no stop words, no script folding), or over plain words for text
+written with spaces; dense-only embeds the product's
 chunks with the same embedder memdesk uses and ranks documents by their best chunk's exact
 cosine similarity.
 """
@@ -11,8 +12,9 @@ from __future__ import annotations
 
 import itertools
 import logging
+import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import bm25s
@@ -45,16 +47,23 @@ def char_ngrams(text: str) -> list[str]:
     return tokens
 
 
+def words(text: str) -> list[str]:
+    """Lower-cased words (letters and digits), for text written with spaces: no stemming, no
+    stop words, as plain as the character n-grams are for Chinese."""
+    return re.findall(r"\w+", unicodedata.normalize("NFKC", text).lower())
+
+
 class Bm25Baseline:
-    def __init__(self, docs: Sequence[Doc]) -> None:
+    def __init__(
+        self, docs: Sequence[Doc], tokenize: Callable[[str], list[str]] = char_ngrams
+    ) -> None:
         self._ids = [d.document_id for d in docs]
+        self._tokenize = tokenize
         self._retriever = bm25s.BM25()
-        self._retriever.index(
-            [char_ngrams(f"{d.title}\n{d.body}") for d in docs], show_progress=False
-        )
+        self._retriever.index([tokenize(f"{d.title}\n{d.body}") for d in docs], show_progress=False)
 
     def rank(self, query: str, k: int) -> list[str]:
-        tokens = char_ngrams(query)
+        tokens = self._tokenize(query)
         if not tokens:
             return []
         scores = np.asarray(self._retriever.get_scores(tokens), dtype=np.float64)

@@ -32,8 +32,8 @@ import numpy as np
 
 from services.contracts.golden import Golden, RetrievalCase
 from services.core.clock import FakeClock
-from services.lab import cmrc2018
-from services.lab.baselines import Bm25Baseline, DenseBaseline, Doc
+from services.lab import cmrc2018, squad2
+from services.lab.baselines import Bm25Baseline, DenseBaseline, Doc, words
 from services.lab.eval_cases import CaseOutcome, EvalContext, run_retrieval_case
 from services.lab.evaluation import fresh_store, load_golden
 from services.retrieval.embedders import Embedder, Vectors, make_embedder
@@ -376,6 +376,150 @@ def unreadable_documents(corpus: Path, user_id: str) -> set[str]:
         for d in data["documents"]
         if d["tenant_id"] != user["tenant_id"] or not tags & set(d["acl"])
     }
+
+
+# ---- SQuAD 2.0 -----------------------------------------------------------------------------
+SQUAD2_REPORT_KEYS = (
+    "dataset",
+    "questions",
+    "passages",
+    "k",
+    "readable",
+    "split",
+    "impossible",
+    "misses",
+    "timings_s",
+)
+
+
+def evaluate_squad2(
+    settings: Settings,
+    *,
+    dataset: Path,
+    write_dir: Path | None = None,
+    progress: Progress = lambda _line: None,
+) -> dict[str, Any]:
+    """memdesk beside BM25 (words) and dense-only on SQuAD 2.0: every answerable question with
+    its passage readable; the same questions with every second passage hidden (the split); and
+    SQuAD's own unanswerable questions against the readable passages."""
+    started = time.perf_counter()
+    timings: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="memdesk-squad2-") as scratch:
+        progress(f"converting {dataset}")
+        passages = squad2.read(dataset)
+        directory = write_dir or Path(scratch)
+        directory.mkdir(parents=True, exist_ok=True)
+        files = {
+            "corpus": directory / "squad2-corpus.json",
+            "golden": directory / "squad2.golden.json",
+            "split_corpus": directory / "squad2-split-corpus.json",
+            "split_golden": directory / "squad2-split.golden.json",
+            "impossible_golden": directory / "squad2-impossible.golden.json",
+        }
+        _write(files["corpus"], squad2.corpus(passages, split=False))
+        _write(files["golden"], squad2.golden(passages, split=False))
+        _write(files["split_corpus"], squad2.corpus(passages, split=True))
+        _write(files["split_golden"], squad2.golden(passages, split=True))
+        _write(files["impossible_golden"], squad2.impossible_golden(passages))
+        golden = load_golden(files["golden"])
+        split_golden = load_golden(files["split_golden"])
+        impossible_golden = load_golden(files["impossible_golden"])
+        embedder = MemoEmbedder(make_embedder(settings), progress)
+        docs = [Doc(p.passage_id, p.title, p.context) for p in passages]
+
+        mark = time.perf_counter()
+        with governed(settings, files["corpus"], golden, embedder, progress) as ask:
+            timings["index_s"] = time.perf_counter() - mark
+            readable = _ask_all(ask, golden, "memdesk readable", progress)
+            impossible = _ask_all(ask, impossible_golden, "memdesk impossible", progress)
+        unreadable = unreadable_documents(files["split_corpus"], squad2.USER)
+        with governed(settings, files["split_corpus"], split_golden, embedder, progress) as ask:
+            split = _ask_all(ask, split_golden, "memdesk split", progress)
+        progress(f"baselines: BM25 and dense-only over {len(docs)} passages")
+        baselines: dict[str, Callable[[str, int], list[str]]] = {
+            "bm25": Bm25Baseline(docs, tokenize=words).rank,
+            "dense": DenseBaseline(docs, embedder).rank,
+        }
+        base = {name: _rank_all(fn, golden) for name, fn in baselines.items()}
+    timings["total_s"] = time.perf_counter() - started
+    report = _squad2_report(golden, impossible_golden, readable, impossible, base)
+    split_block, split_misses = _split_metrics(
+        _retrieval_cases(split_golden), split, unreadable, report["k"]
+    )
+    report["passages"] = len(docs)
+    report["split"] = split_block
+    report["misses"].update(split_misses)
+    report["timings_s"] = {key: round(value, 1) for key, value in timings.items()}
+    progress(f"done in {timings['total_s']:.0f} s")
+    return report
+
+
+def _squad2_report(
+    golden: Golden,
+    impossible_golden: Golden,
+    readable: list[CaseOutcome],
+    impossible: list[CaseOutcome],
+    base: dict[str, list[list[str]]],
+) -> dict[str, Any]:
+    cases = _retrieval_cases(golden)
+    k = cases[0].k if cases else squad2.K
+    relevant = [_doc(case.relevant[0]) for case in cases]
+    answers = [str(getattr(case, "answer", "")) for case in cases]
+    memdesk = _governed_metrics(cases, readable, relevant, k)
+    memdesk.update(_evidence_metrics(readable, relevant, answers))
+    impossible_cases = _retrieval_cases(impossible_golden)
+    return {
+        "dataset": "squad2-dev",
+        "questions": len(cases),
+        "k": k,
+        "readable": {
+            "memdesk": memdesk,
+            **{name: _ranking_metrics(r, relevant, k) for name, r in base.items()},
+        },
+        "impossible": {
+            "questions": len(impossible_cases),
+            "status_accuracy": _share(
+                sum(o.status == "insufficient_evidence" for o in impossible), len(impossible)
+            ),
+            "statuses": _counts(o.status for o in impossible),
+        },
+        "misses": {
+            "readable_not_in_top_k": _ids(cases, _not_found(readable, relevant, k)),
+            "readable_not_ok": _ids(cases, [o.status != "ok" for o in readable]),
+            "impossible_not_insufficient": [
+                c.case_id
+                for c, o in zip(impossible_cases, impossible, strict=True)
+                if o.status != "insufficient_evidence"
+            ],
+        },
+    }
+
+
+def dumps_squad2(report: dict[str, Any]) -> str:
+    return json.dumps({key: report[key] for key in SQUAD2_REPORT_KEYS}, ensure_ascii=False)
+
+
+def render_squad2(report: dict[str, Any]) -> str:
+    k = report["k"]
+    lines = [
+        f"{report['dataset']}: {report['questions']} answerable questions over "
+        f"{report['passages']} passages, k={k}",
+    ]
+    for system, m in report["readable"].items():
+        lines.append(
+            f"  readable {system:10s} recall@{k} {_fmt(m[f'recall_at_{k}'])}"
+            f"  MRR@{k} {_fmt(m[f'mrr_at_{k}'])}  ok-status {_fmt(m.get('status_accuracy'))}"
+        )
+    split, impossible = report["split"], report["impossible"]
+    lines += [
+        f"  split: status accuracy answerable {_fmt(split['status_accuracy_answerable'])} "
+        f"({split['answerable']}), unanswerable {_fmt(split['status_accuracy_unanswerable'])} "
+        f"({split['unanswerable']}), forbidden_hits {split['forbidden_hits']}",
+        f"  SQuAD's unanswerable questions: insufficient_evidence "
+        f"{_fmt(impossible['status_accuracy'])} of {impossible['questions']}",
+        f"  time: {report['timings_s']}",
+    ]
+    return "\n".join(lines)
 
 
 # ---- small helpers ---------------------------------------------------------------------------

@@ -423,3 +423,23 @@ def content_words(normalized: str) -> list[str]:
             continue
         words.setdefault(word, flag)
     return list(words)
+
+
+def unknown_words(normalized: str) -> list[str]:
+    """Runs of Chinese characters the segmenter could only cut into single characters (names
+    and terms its dictionary lacks: 「額亦都」, 「鄭倢伃」), two characters or more, function
+    characters excluded. A question's subject is often such a word."""
+    _segmenter()
+    runs: list[str] = []
+    current = ""
+    for piece in jieba.cut(normalized):
+        single = len(piece) == 1 and _CJK_RUN.fullmatch(piece) and not is_function_char(piece)
+        if single:
+            current += piece
+            continue
+        if len(current) >= 2:
+            runs.append(current)
+        current = ""
+    if len(current) >= 2:
+        runs.append(current)
+    return list(dict.fromkeys(runs))

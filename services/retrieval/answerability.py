@@ -108,13 +108,15 @@ def profile(query: str, document_frequency: Callable[[str], int], size: int) -> 
 
 
 def query_units(query: str) -> list[str]:
-    """The query's content units: identifiers, stemmed content words, and Chinese words from a
-    general-purpose segmenter (content parts of speech only, two characters or more)."""
+    """The query's content units: identifiers, stemmed content words, Chinese words from a
+    general-purpose segmenter (content parts of speech only, two characters or more), and the
+    words it does not know (names, terms), which it leaves as single characters."""
     found = list(text_analysis.identifiers(query))
     norm = text_analysis.without_quantities(text_analysis.normalize(query))
     for ident in found:  # an identifier is one unit, not the words inside it
         norm = re.sub(rf"(?<![a-z0-9]){re.escape(ident)}(?![a-z0-9])", " ", norm)
     found += [w for w in text_analysis.content_words(norm) if w not in found]
+    found += [w for w in text_analysis.unknown_words(norm) if w not in found]
     return found
 
 

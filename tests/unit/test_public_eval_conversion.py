@@ -12,8 +12,8 @@ import pytest
 from services.contracts import json_schema
 from services.contracts.golden import Golden, RetrievalCase
 from services.core.errors import InvalidInput
-from services.lab import cmrc2018, public_eval
-from services.lab.baselines import Bm25Baseline, Doc, char_ngrams
+from services.lab import cmrc2018, public_eval, squad2
+from services.lab.baselines import Bm25Baseline, Doc, char_ngrams, words
 from services.lab.eval_cases import CaseOutcome, Citation
 from services.records.importer import validate_corpus
 
@@ -176,3 +176,60 @@ def test_each_blind_dataset_validates_as_corpus_and_golden(name):
 def _written(path: Path, data: dict[str, object]) -> Path:
     path.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
     return path
+
+
+# ---- SQuAD 2.0 ------------------------------------------------------------------------------
+SQUAD2 = REPO / "data" / "squad2" / "squad2_dev_subset.json"
+
+
+def test_the_squad2_part_converts_to_valid_files_with_its_unanswerable_questions_apart(tmp_path):
+    passages = squad2.read(SQUAD2)
+    assert len(passages) == 83
+    assert len({p.passage_id for p in passages}) == 83
+    for split in (False, True):
+        corpus = squad2.corpus(passages, split=split)
+        parsed = validate_corpus(corpus, source="squad2")
+        assert {d.language for d in parsed.documents} == {"en"}
+        golden = squad2.golden(passages, split=split)
+        jsonschema.validate(golden, json_schema("golden@1"))
+        cases = Golden.model_validate(golden).cases
+        assert len(cases) == 386  # every answerable question, none of the impossible ones
+    impossible = squad2.impossible_golden(passages)
+    jsonschema.validate(impossible, json_schema("golden@1"))
+    assert len(impossible["cases"]) == 320
+    assert {c["expect_status"] for c in impossible["cases"]} == {"insufficient_evidence"}
+    split = squad2.golden(passages, split=True)["cases"]
+    hidden = {p.passage_id for p in passages if p.engineer_only_in_split}
+    for case in split:
+        ref = (case["relevant"] or case["forbidden"])[0].split("@")[0]
+        assert (case["expect_status"] == "insufficient_evidence") == (ref in hidden)
+    unreadable = public_eval.unreadable_documents(
+        _written(tmp_path / "split.json", squad2.corpus(passages, split=True)), squad2.USER
+    )
+    assert unreadable == hidden
+
+
+def test_a_squad2_answer_outside_its_passage_is_refused_naming_the_question():
+    data = {
+        "data": [
+            {
+                "title": "T",
+                "paragraphs": [
+                    {
+                        "context": "Rollo was a Viking.",
+                        "qas": [{"id": "q1", "question": "Who?", "answers": [{"text": "Charles"}]}],
+                    }
+                ],
+            }
+        ]
+    }
+    with pytest.raises(InvalidInput, match=r"qas\[0\]\.answers\[0\]\.text"):
+        squad2.parse(data, source="x")
+
+
+def test_bm25_over_words_ranks_english_by_its_words():
+    docs = [
+        Doc("A", "Normans", "The Normans gave their name to Normandy."),
+        Doc("B", "Rhine", "The Rhine flows through Basel."),
+    ]
+    assert Bm25Baseline(docs, tokenize=words).rank("Which river flows through Basel?", 2)[0] == "B"

@@ -95,3 +95,18 @@ def test_particles_the_segmenter_glued_to_a_word_are_not_topics(question, kept, 
     words = set(text.content_words(text.normalize(question)))
     assert kept <= words
     assert not dropped & words
+
+
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("额亦都是哪个国家的开国大臣？", "额亦"),  # an encyclopedia question (CMRC 2018)
+        ("鄭倢伃是哪個團體的成員？", "郑倢伃"),
+    ],
+)
+def test_a_name_the_segmenter_cannot_place_is_kept_as_one_word(question, name):
+    assert name in text.unknown_words(text.normalize(question))
+
+
+def test_dictionary_words_and_particles_are_not_unknown_words():
+    assert text.unknown_words(text.normalize("標準交期是幾天")) == []
