@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
-from services.agents.gathering import search_tries
+from services.agents.gathering import search_tries, standing
 from services.agents.planning import Search
 from services.contracts.memory_input import Need
 from services.retrieval.types import Evidence, RetrievalResult, RetrievalStatus
@@ -104,3 +104,35 @@ def test_the_first_query_that_finds_enough_ends_the_search():
     )
     search_tries(wanted, answers, [])
     assert answers.asked == ["TI 那邊 DR 已經報過"]
+
+
+def test_a_name_judged_by_the_embedding_alone_gives_way_to_the_tasks_phrase():
+    # pharma: "long term condition" is "ok" on a Chinese heading none of its words are in
+    found = [span("CONTRACT-KC-2025@1:74-81", "1. 委托项目")]
+    condition = [span("SOP-QC-008@2:147-154", "2. 试验条件")]
+    answers = Answers({"long term condition": ("ok", found), "稳定性方案的条件": ("ok", condition)})
+    wanted = search(
+        "long_term_condition",
+        "long term condition",
+        by_name="long term condition",
+        native="稳定性方案的条件",
+    )
+    assert standing(search_tries(wanted, answers, []))[0] == "稳定性方案的条件"
+    # distributor: a name the evidence writes is kept, the pick is not tried
+    answers = Answers({"eccn classification": ("ok", [span("SOP-EXPORT@1:437-509", "ECCN")])})
+    wanted = search(
+        "eccn_classification", "eccn classification", by_name="eccn classification", native="周雅婷"
+    )
+    assert standing(search_tries(wanted, answers, []))[0] == "eccn classification"
+    assert answers.asked == ["eccn classification"]
+
+
+def test_a_conflict_the_name_finds_stands_whatever_other_words_would_find():
+    found = [span("SOP-QA-050@1:331-366", "最长48小时"), span("SOP-PRD-015@1:142-180", "24小时")]
+    answers = Answers({"dirty hold time": ("source_conflict", found)})
+    wanted = search(
+        "dirty_hold_time", "dirty hold time", by_name="dirty hold time", native="脏设备保持时间"
+    )
+    tries = search_tries(wanted, answers, [])
+    assert answers.asked == ["dirty hold time"]
+    assert standing(tries)[1].status == "source_conflict"
