@@ -247,7 +247,27 @@ def check_corpus(corpus: dict) -> dict:
             elif any(m["doc_type"] != "mail" for m in mails):
                 fail(where, f"evidence {evidence_id} is not a mail")
 
+    check_engineering_cover(users, tasks)
     return {"tenants": tenants, "users": users, "docs": docs, "by_id": by_id, "tasks": tasks}
+
+
+def check_engineering_cover(users: dict[str, dict], tasks: dict[tuple[str, str], dict]) -> None:
+    """A task's engineering items go to engineers holding its customer's grant: in a tenant with
+    engineers, each customer of its tasks needs one, or that customer's items wait for nobody."""
+    for tenant in sorted({tenant for tenant, _ in tasks}):
+        engineers = [
+            u for u in users.values() if u["tenant_id"] == tenant and "engineer" in u["roles"]
+        ]
+        if not engineers:
+            continue
+        granted = {g for u in engineers for g in u["grants"]}
+        for (task_tenant, task_id), task in sorted(tasks.items()):
+            customer = task["confirmed"].get("customer_id")
+            if task_tenant == tenant and customer and f"customer:{customer}" not in granted:
+                fail(
+                    f"task {tenant}/{task_id}",
+                    f"no engineer of tenant {tenant} holds customer:{customer}",
+                )
 
 
 def overlaps(a: dict, b: dict) -> bool:

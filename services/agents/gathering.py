@@ -180,7 +180,7 @@ class Gatherer:
             cancel_point(*pending)
             pending = []
             tries = self._retrieve(principal, search, documents, as_of)
-            query, result = _standing(tries)
+            query, result = standing(tries)
             need = search.need.model_copy(update={"query": query})
             ids: list[str] = []
             for item in [*result.evidence, *carried.get(need.key, [])]:
@@ -349,36 +349,52 @@ def search_tries(
     search: Search, retrieve: Callable[[str], RetrievalResult], documents: Sequence[str]
 ) -> list[tuple[str, RetrievalResult]]:
     """One governed retrieval per query of the search, in order, until one is not
-    `insufficient_evidence`. A need searched by its field's name is searched once more when
-    that finds too little: in the words of the evidence found where they differ ("cutoff"
-    where the procedures write "cut-off"), or, when that evidence writes none of the name's
-    words, by the task's own phrase in its language (services.agents.wording)."""
+    `insufficient_evidence`. A need searched by its field's name may be searched again after
+    it (services.agents.wording): by the task's own phrase in its language when the name found
+    too little, or found evidence written in none of its words (the knowledge is in another
+    language, judged by the embedding alone); and, when it found too little, by the name in
+    the words of the evidence found ("cutoff" where the procedures write "cut-off")."""
     queries = list(search.queries)
     tries: list[tuple[str, RetrievalResult]] = []
     while queries:
         query = queries.pop(0)
         result = retrieve(query)
         tries.append((query, result))
-        if result.status != "insufficient_evidence":
+        tried = {q for q, _ in tries}
+        after = [q for q in _after_name(search, query, result, documents) if q not in tried]
+        if after:
+            queries[:0] = list(dict.fromkeys(after))
+        elif result.status != "insufficient_evidence":
             break
-        if query == search.by_name:
-            found = [f"{e.title}\n{e.quote}" for e in result.evidence]
-            if search.native is not None and not speaks(query, found):
-                after = search.native  # the knowledge is written in another language
-            else:
-                after = reword(query, [*found, *documents])
-            if all(after != tried for tried, _ in tries):
-                queries.insert(0, after)
     return tries
 
 
-def _standing(tries: list[tuple[str, RetrievalResult]]) -> tuple[str, RetrievalResult]:
-    """The try that stands for the need: the first that found evidence sufficient (or in
-    conflict), else the first, searched in the documents' own words."""
+def _after_name(
+    search: Search, query: str, result: RetrievalResult, documents: Sequence[str]
+) -> list[str]:
+    """What to search for after the name's own search."""
+    if query != search.by_name or result.status == "source_conflict":
+        return []  # a conflict is for a person, whatever other words would find
+    found = [f"{e.title}\n{e.quote}" for e in result.evidence]
+    foreign = not speaks(query, found)  # the knowledge is written in another language
+    after: list[str] = []
+    if search.phrase is not None and (foreign or result.status == "insufficient_evidence"):
+        after.append(search.phrase)
+    if search.pick is not None and foreign:
+        after.append(search.pick)
+    if result.status == "insufficient_evidence":
+        after.append(reword(query, [*found, *documents]))
+    return after
+
+
+def standing(tries: list[tuple[str, RetrievalResult]]) -> tuple[str, RetrievalResult]:
+    """The try that stands for the need: a conflict any of them found; else the last that found
+    enough (the task's own phrase after a name judged by the embedding alone); else the first."""
     for query, result in tries:
-        if result.status != "insufficient_evidence":
+        if result.status == "source_conflict":
             return query, result
-    return tries[0]
+    found = [(query, result) for query, result in tries if result.status == "ok"]
+    return found[-1] if found else tries[0]
 
 
 def _retrieval_event(
