@@ -15,7 +15,7 @@ from services.contracts.task_state import TaskState, TaskStatus
 from services.desk.due import due_or_activity
 
 PAGE_SIZE = 25
-COLUMNS = [0.9, 1.1, 1.3, 1.4, 1.8, 2.4, 1.3, 0.8]
+COLUMNS = [0.8, 1.1, 1.2, 1.4, 1.8, 2.2, 1.3, 1.0]
 
 principal = _session.require_page("inbox")
 tasks = _session.services().tasks
@@ -78,7 +78,7 @@ def _when(state: TaskState) -> str:
         return f"到期 Due **{shown}**{overdue}"
     if when.last_activity is None:
         return _labels.placeholder("none")
-    return f"活動 Activity {when.last_activity.strftime('%Y-%m-%d %H:%M')}"
+    return when.last_activity.strftime("%Y-%m-%d %H:%M")
 
 
 today = _session.services().clock.now().date()
@@ -92,7 +92,7 @@ for column, label in zip(
         "狀態 Status",
         "待辦 Pending",
         "下一步 Next step",
-        "到期／最後活動 Due / last activity",
+        "到期／活動 Due / activity",
         "",
     ],
     strict=True,

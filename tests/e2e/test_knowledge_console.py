@@ -4,6 +4,8 @@ approved, published as a new version, and that one version is revoked through th
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -34,9 +36,13 @@ def test_owner_edits_approves_publishes_and_revokes_one_version(page: Page, cons
 
     # Edit before publishing: the draft marker leaves the title, the approval note the body.
     candidate.get_by_text("編輯標題與內文 Edit title and body").click()
+    # The boxes are filled from the candidate once the run that opened them is drawn: read
+    # them only then (a value read earlier is empty, and an empty title is refused).
     title = field(page, "knowledge.edit_title")
+    expect(title).to_have_value("出貨包裝作業標準（修訂草案）")
     title.fill(title.input_value().replace("（修訂草案）", ""))
     body = field(page, "knowledge.edit_body")
+    expect(body).to_have_value(re.compile("待知識負責人核准"))
     kept = [line for line in body.input_value().splitlines() if "待知識負責人核准" not in line]
     body.fill("\n".join(kept).rstrip())
     field(page, "knowledge.edit_note").fill("去掉草案標記與核准說明")
