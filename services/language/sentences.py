@@ -88,7 +88,13 @@ _INSTRUCTION = re.compile(
     r"|\bsend\s+(?:the\s+|this\s+|our\s+)?(?:quote|quotation|offer|e-?mail|mail|reply)\b"
     r"|\bapprove\s+(?:this|it|the\s+\w+|now|immediately)\b"
     r"|\b(?:call|invoke|run|execute)\s+(?:the\s+)?tool\b|\bsystem\s+(?:prompt|instruction)s?\b"
-    r"|\byou\s+are\s+now\b|\bplace\s+(?:an?\s+|the\s+)?order\b",
+    r"|\byou\s+are\s+now\b|\bplace\s+(?:an?\s+|the\s+)?order\b"
+    # Text addressed to the system itself, whatever it asks: "SYSTEM: …", 「給系統：…」,
+    # 「AI 助手請注意」, "(to your AI assistant)".
+    r"|(?:^|[\n(（【\[])\s*(?:system|assistant|ai)\s*[:：]|給系統|给系统|(?:AI|ＡＩ)\s*(?:助手|助理)"
+    r"|\b(?:to|for)\s+(?:your|the)\s+(?:ai|assistant|bot)\b"
+    r"|\bapprove\s*(?:[.!。]|$)|\bapprove\b.{0,30}\bautomatically\b|\bauto-?approv"
+    r"|自動核准|自动核准|一律核准",
     re.IGNORECASE | re.DOTALL,
 )
 

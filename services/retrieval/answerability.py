@@ -179,8 +179,7 @@ def span_score(query: QueryProfile) -> Callable[[str], float]:
         total = query.total or 1.0
         covered = sum(w for u, w in query.weights.items() if present(u, norm, found)) / total
         typed = sum(answer_types.states(t, text) for t in query.asked)
-        # Shorter is better among equals: a span grows only when it gains something.
-        return covered + typed - len(text) / 100_000
+        return covered + typed
 
     return score
 

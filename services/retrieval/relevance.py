@@ -120,7 +120,7 @@ def _relevant(
     """ "lexical" or "vector" when the item is relevant (and how), else None."""
     if not all(term_found(t, item.text, item.units) for t in identifiers):
         return None
-    script = text_analysis.script_of(item.quote)
+    script = text_analysis.script_of(item.section)  # the chunks, not whichever span was cut
     if distinctive and _unit_script(distinctive) == script and distinctive not in item.text:
         return None  # the question's most distinctive term is not there
     # Identifiers are the same in every language; words only in their own script.

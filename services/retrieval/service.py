@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -100,7 +101,7 @@ class RetrievalService:
         )
         with _Verifier(self._db, principal, as_of) as verifier:
             chunks, dropped = self._verify(verifier, candidates, by_id, block, k=k)
-            evidence = _narrow(chunks, verifier, profile)
+            evidence = _narrow(chunks, verifier, profile, self._similarity(analysis.text))
             assessment = _judge(query, profile, evidence, block, vector_z)
             assessment, reading = self._read(query, evidence, block, assessment)
             conflicts, evidence = find_conflicts(
@@ -162,6 +163,16 @@ class RetrievalService:
         )
         self._audit(principal, result, k=k)
         return result
+
+    def _similarity(self, query: str) -> Callable[[list[str]], list[float]]:
+        """Cosine similarity of texts to the query, in the index's embedding space."""
+        embedder = self._index.embedder
+
+        def similar(texts: list[str]) -> list[float]:
+            vector = self.caches.query_vector(embedder.name, query, embedder.embed_query)
+            return [float(x) for x in embedder.embed(texts) @ vector]
+
+        return similar
 
     def _read(
         self, query: str, evidence: list[Evidence], block: TenantBlock, offline: Assessment
@@ -503,17 +514,30 @@ class _Verifier:
         )
 
 
-def _narrow(chunks: list[Evidence], verifier: _Verifier, profile: QueryProfile) -> list[Evidence]:
-    """Each verified chunk hit becomes the minimal span of it that answers the query best."""
+def _narrow(
+    chunks: list[Evidence],
+    verifier: _Verifier,
+    profile: QueryProfile,
+    similarity: Callable[[list[str]], list[float]],
+) -> list[Evidence]:
+    """Each verified chunk hit becomes the minimal span of it that answers the query best. When
+    none of a chunk's units shares a word with the query (a Chinese question, an English SOP),
+    the embedding ranks them: across scripts it is the only signal there is."""
     current = verifier.lookup([e.document_id for e in chunks])
     score = answerability.span_score(profile)
+
+    def prior(texts: list[str]) -> list[float]:
+        if any(profile.coverage(text_analysis.normalize(t)) for t in texts):
+            return [float(sum(ch.isalnum() for ch in t)) for t in texts]
+        return similarity(texts)
+
     narrowed: list[Evidence] = []
     seen: set[str] = set()
     for chunk in chunks:
         doc = current.get(chunk.document_id)
         if doc is None:  # verified a moment ago in the same snapshot: cannot happen
             continue
-        start, end = spans.best_span(doc.body, chunk.start, chunk.end, score)
+        start, end = spans.best_span(doc.body, chunk.start, chunk.end, score, prior=prior)
         span = _evidence(doc, chunk_id=chunk.chunk_id, start=start, end=end, rank=chunk.rank)
         if span.evidence_id not in seen:
             seen.add(span.evidence_id)

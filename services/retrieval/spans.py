@@ -17,6 +17,9 @@ MAX_UNIT_CHARS = 160
 _CLAUSE_BREAK = re.compile(r"(?<=[，,：:])")
 # A span may grow to this many units when the neighbours add what the query asks for.
 MAX_SPAN_UNITS = 3
+# A line this short without closing punctuation is a heading (or a greeting, a signature).
+HEADING_MAX_CHARS = 40
+_CLOSING = re.compile(r"[。！？!?；;.,，]$")
 
 
 def units(text: str, *, offset: int = 0) -> list[tuple[int, int]]:
@@ -40,19 +43,29 @@ def best_span(
     start: int,
     end: int,
     score: Callable[[str], float],
+    *,
+    prior: Callable[[list[str]], list[float]] | None = None,
 ) -> tuple[int, int]:
     """The smallest run of consecutive units inside body[start:end] whose text scores best.
 
-    The best single unit is taken, then a neighbour joins while it raises the score (a heading
-    and its item, a rule and the sentence naming its amount), up to MAX_SPAN_UNITS units.
+    The best single unit is taken — among equals the one `prior` ranks first (when the query's
+    words are in none of them: another language), else the one that says more (a sentence, not
+    a greeting or a signature) — then a neighbour joins while it raises the score (a heading and
+    its item, a rule and the sentence naming its amount), up to MAX_SPAN_UNITS units. A heading
+    never stands alone: it names a topic, the line under it is what is said about it.
     """
     parts = units(body[start:end], offset=start)
     if not parts:
         return start, end
-    scores = [score(body[s:e]) for s, e in parts]
-    first = max(range(len(parts)), key=lambda i: (scores[i], -i))
+    texts = [body[s:e] for s, e in parts]
+    scores = [score(text) for text in texts]
+    said = prior(texts) if prior is not None else [float(_substance(t)) for t in texts]
+    first = max(range(len(parts)), key=lambda i: (scores[i], said[i], -i))
     lo = hi = first
     best = scores[first]
+    if _is_heading(body, *parts[first]) and first + 1 < len(parts):
+        hi = first + 1
+        best = score(body[parts[lo][0] : parts[hi][1]])
     while hi - lo + 1 < MAX_SPAN_UNITS:
         options = []
         if lo > 0:
@@ -66,6 +79,25 @@ def best_span(
             break
         best, lo, hi = gained, new_lo, new_hi
     return parts[lo][0], parts[hi][1]
+
+
+def _substance(text: str) -> int:
+    """How much a unit says: its letters, digits and CJK characters."""
+    return sum(ch.isalnum() for ch in text)
+
+
+def _is_heading(body: str, start: int, end: int) -> bool:
+    """A short line of its own without closing punctuation ("3. Verified Gross Mass (VGM)");
+    a table row ("MPN | LT | MOQ") is data, not a heading."""
+    text = body[start:end].strip()
+    line_ends = end >= len(body) or body[end] in "\r\n"
+    return (
+        line_ends
+        and len(text) <= HEADING_MAX_CHARS
+        and not _CLOSING.search(text)
+        and "|" not in text
+        and "\t" not in text
+    )
 
 
 def _cut_long(text: str, start: int, end: int) -> list[tuple[int, int]]:
