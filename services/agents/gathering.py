@@ -349,20 +349,21 @@ def search_tries(
     search: Search, retrieve: Callable[[str], RetrievalResult], documents: Sequence[str]
 ) -> list[tuple[str, RetrievalResult]]:
     """One governed retrieval per query of the search, in order, until one is not
-    `insufficient_evidence`. A need searched by its field's name is searched once more: when
-    the evidence the name found writes none of its words (the knowledge is in another
-    language, judged by the embedding alone), by the task's own phrase in its language; when
-    the name found too little otherwise, in the words of the evidence found ("cutoff" where
-    the procedures write "cut-off"; services.agents.wording)."""
+    `insufficient_evidence`. A need searched by its field's name may be searched again after
+    it (services.agents.wording): by the task's own phrase in its language when the name found
+    too little, or found evidence written in none of its words (the knowledge is in another
+    language, judged by the embedding alone); and, when it found too little, by the name in
+    the words of the evidence found ("cutoff" where the procedures write "cut-off")."""
     queries = list(search.queries)
     tries: list[tuple[str, RetrievalResult]] = []
     while queries:
         query = queries.pop(0)
         result = retrieve(query)
         tries.append((query, result))
-        after = _after_name(search, query, result, documents)
-        if after is not None and all(after != tried for tried, _ in tries):
-            queries.insert(0, after)
+        tried = {q for q, _ in tries}
+        after = [q for q in _after_name(search, query, result, documents) if q not in tried]
+        if after:
+            queries[:0] = list(dict.fromkeys(after))
         elif result.status != "insufficient_evidence":
             break
     return tries
@@ -370,16 +371,20 @@ def search_tries(
 
 def _after_name(
     search: Search, query: str, result: RetrievalResult, documents: Sequence[str]
-) -> str | None:
-    """What to search for after the name's own search, if anything."""
+) -> list[str]:
+    """What to search for after the name's own search."""
     if query != search.by_name or result.status == "source_conflict":
-        return None  # a conflict is for a person, whatever other words would find
+        return []  # a conflict is for a person, whatever other words would find
     found = [f"{e.title}\n{e.quote}" for e in result.evidence]
-    if search.native is not None and not speaks(query, found):
-        return search.native
+    foreign = not speaks(query, found)  # the knowledge is written in another language
+    after: list[str] = []
+    if search.phrase is not None and (foreign or result.status == "insufficient_evidence"):
+        after.append(search.phrase)
+    if search.pick is not None and foreign:
+        after.append(search.pick)
     if result.status == "insufficient_evidence":
-        return reword(query, [*found, *documents])
-    return None
+        after.append(reword(query, [*found, *documents]))
+    return after
 
 
 def standing(tries: list[tuple[str, RetrievalResult]]) -> tuple[str, RetrievalResult]:

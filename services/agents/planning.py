@@ -159,11 +159,12 @@ class Search(BaseModel):
 
     need: Need
     fallbacks: tuple[str, ...] = ()
-    # The query made of a field's own name: when it finds too little, searched again in the
-    # evidence's words, or by `native` when the evidence writes none of its words
-    # (services.agents.wording).
+    # For a field the glossary does not know, its query is made of its name; when that finds
+    # too little, or evidence written in none of its words, the task's `phrase` naming it, or
+    # the embedding's `pick`, and the name in the evidence's words (services.agents.wording).
     by_name: str | None = None
-    native: str | None = None
+    phrase: str | None = None
+    pick: str | None = None
 
     @property
     def queries(self) -> tuple[str, ...]:
@@ -340,12 +341,11 @@ def _search(
         return Search(need=need)
     # A field the glossary does not know: the task's own words for it (services.agents.wording).
     words = wording.words_for(key, chinese=chinese)
-    primary, *fallbacks = words.queries
     return Search(
-        need=need.model_copy(update={"query": primary}),
-        fallbacks=tuple(fallbacks),
+        need=need.model_copy(update={"query": words.name}),
         by_name=words.name,
-        native=words.native,
+        phrase=words.phrase,
+        pick=words.pick,
     )
 
 

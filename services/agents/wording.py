@@ -10,10 +10,10 @@ English SOP writes "cut-off". So, for such an item:
   its initials (DR for a design registration, DHT for a dirty hold time), or a glossary term
   the name is made of (交期 names lead_time_commitment); phrases naming it are ranked by the
   embedding's similarity to the name;
-* **in a task written in another script than the name**, the best phrase naming it written
-  in the task's script is searched first, then the name; where no phrase names it, the phrase
-  the embedding ranks first is searched only when the name finds evidence that writes none of
-  its words (the knowledge is in another language);
+* **in a task written in another script than the name**, the name is searched first; the best
+  phrase naming it written in the task's script follows when the name finds too little or only
+  evidence that writes none of its words (the knowledge is in another language); where no
+  phrase names it, the phrase the embedding ranks first follows, in that last case only;
 * **the codes** the person's phrases naming it give (a registration number) narrow the name;
 * **in the documents' spelling**: a word of the name the texts write only hyphenated is
   searched as they write it; when the name finds too little, its words that none of the
@@ -45,13 +45,14 @@ _HEADER = re.compile(r"^[A-Za-z][A-Za-z-]*:\s")
 
 @dataclass(frozen=True)
 class SearchWords:
-    """The queries for an item, best first; `name` is the one made of its own name (searched
-    again in the evidence's words when it finds too little); `native` a phrase in the task's
-    language, for when the evidence found by the name is written in none of its words."""
+    """How to search for an item: first by `name` (its own words, with the codes the person
+    gives); then, in a task written in another script, by `phrase` — the task's phrase naming
+    it — when the name finds too little or evidence written in none of its words, or by `pick`
+    — the phrase the embedding ranks first — only in that last case."""
 
-    queries: tuple[str, ...]
     name: str
-    native: str | None = None
+    phrase: str | None = None
+    pick: str | None = None
 
 
 @dataclass(frozen=True)
@@ -88,11 +89,10 @@ class TaskWording:
         return self._ranked(key, self.phrases)[:1]
 
     def words_for(self, key: str, *, chinese: bool) -> SearchWords:
-        """How to search for an item the glossary does not know. In a task written in another
-        script than the item's name, a phrase of the task's that names the item (CAPA in
-        「CAPA由QA跟踪至关闭」, DR in 「TI 那邊 DR 已經報過」) comes first, then the name; the
-        phrase the embedding ranks first is kept for when the knowledge turns out not to write
-        the name's language at all."""
+        """How to search for an item the glossary does not know (see SearchWords): in a task
+        written in another script than its name, a phrase of the task's naming it is kept
+        ready (CAPA in 「CAPA由QA跟踪至关闭」, DHT in 「脏设备保持时间（DHT）」), else the
+        embedding's pick of its phrases."""
         name = respell(glossary.humanize(key), self._texts)
         about = self.about(key)
         named = [p for p in about if names(p.text, key)]
@@ -101,12 +101,13 @@ class TaskWording:
         ]
         own = " ".join(dict.fromkeys([name, *identifiers]))
         if not chinese or text_analysis.script_of(name) != "latin":
-            return SearchWords(queries=(own,), name=own)
-        native = [p.text for p in named if text_analysis.script_of(p.text) == "cjk"]
-        if native:
-            return SearchWords(queries=(native[0], own), name=own)
-        ranked = [p.text for p in about if text_analysis.script_of(p.text) == "cjk"]
-        return SearchWords(queries=(own,), name=own, native=ranked[0] if ranked else None)
+            return SearchWords(name=own)
+        native = [p.text for p in about if text_analysis.script_of(p.text) == "cjk"]
+        if not native:
+            return SearchWords(name=own)
+        if names(native[0], key):
+            return SearchWords(name=own, phrase=native[0])
+        return SearchWords(name=own, pick=native[0])
 
     def closer_to_pending(self, phrase: str, pending: Sequence[str], topic: str) -> bool:
         """Whether a phrase of the supplement that names `topic` is about a pending item

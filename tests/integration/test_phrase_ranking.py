@@ -49,7 +49,7 @@ def test_the_embedding_picks_the_tasks_phrase_for_a_field_across_languages(
     similarity, supplement, key, phrase
 ):
     words = TaskWording([supplement], [], similarity).words_for(key, chinese=True)
-    assert words.native == phrase
+    assert words.pick == phrase
 
 
 def state(pending: list[str], confirmed: dict | None = None) -> TaskState:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from services.agents.gathering import search_tries, standing
 from services.agents.planning import Search
 from services.contracts.memory_input import Need
@@ -41,10 +43,9 @@ class Answers:
         return RetrievalResult(status=status, query=query, as_of=date(2026, 11, 29), evidence=found)
 
 
-def search(key: str, *queries: str, by_name: str, native: str | None = None) -> Search:
-    first, *rest = queries
-    need = Need(key=key, label=key, query=first, required=True, source="pending")
-    return Search(need=need, fallbacks=tuple(rest), by_name=by_name, native=native)
+def search(key: str, name: str, *, phrase: str | None = None, pick: str | None = None) -> Search:
+    need = Need(key=key, label=key, query=name, required=True, source="pending")
+    return Search(need=need, by_name=name, phrase=phrase, pick=pick)
 
 
 def test_a_name_the_procedures_spell_otherwise_is_searched_as_they_spell_it():
@@ -56,13 +57,12 @@ def test_a_name_the_procedures_spell_otherwise_is_searched_as_they_spell_it():
             "lhr cut-off": ("ok", found),
         }
     )
-    wanted = search("lhr_delivery_cutoff", "lhr delivery cutoff", by_name="lhr delivery cutoff")
-    tries = search_tries(wanted, answers, [])
+    tries = search_tries(search("lhr_delivery_cutoff", "lhr delivery cutoff"), answers, [])
     assert answers.asked == ["lhr delivery cutoff", "lhr cut-off"]
-    assert tries[-1][1].status == "ok"
+    assert standing(tries)[0] == "lhr cut-off"
 
 
-def test_knowledge_in_another_language_is_searched_by_the_tasks_own_phrase():
+def test_knowledge_in_another_language_is_searched_by_the_embeddings_pick():
     # pharma: the English name finds only Chinese spans, none in its words
     found = [span("SOP-QA-021@3:425-430", "5. 延期")]
     answers = Answers(
@@ -72,38 +72,46 @@ def test_knowledge_in_another_language_is_searched_by_the_tasks_own_phrase():
         }
     )
     wanted = search(
-        "open_deviation_disposition",
-        "open deviation disposition",
-        by_name="open deviation disposition",
-        native="未关闭偏差的处理",
+        "open_deviation_disposition", "open deviation disposition", pick="未关闭偏差的处理"
     )
-    search_tries(wanted, answers, [])
+    assert standing(search_tries(wanted, answers, []))[0] == "未关闭偏差的处理"
     assert answers.asked == ["open deviation disposition", "未关闭偏差的处理"]
 
 
-def test_knowledge_that_writes_the_name_is_not_searched_by_a_guess():
-    # distributor: "EUS" is in the export SOP; the embedding's pick is not tried
+def test_knowledge_that_writes_the_name_is_not_searched_by_the_embeddings_pick():
+    # distributor: "EUS" is in the export SOP, so the pick (a name in the mail) is not tried
     found = [span("SOP-EXPORT@1:437-462", "3. Classification and EUS")]
     answers = Answers({"eus requirement": ("insufficient_evidence", found)})
-    wanted = search(
-        "eus_requirement", "eus requirement", by_name="eus requirement", native="周雅婷"
-    )
-    tries = search_tries(wanted, answers, [])
+    tries = search_tries(search("eus_requirement", "eus requirement", pick="周雅婷"), answers, [])
     assert answers.asked == ["eus requirement"]
-    assert tries[0][1].status == "insufficient_evidence"
+    assert standing(tries)[1].status == "insufficient_evidence"
 
 
-def test_the_first_query_that_finds_enough_ends_the_search():
-    # distributor: the task's phrase naming DR finds the registration; the name is not asked
-    answers = Answers({"TI 那邊 DR 已經報過": ("ok", [span("DR-NEXPWR-TPS@1:32-59", "DR no.")])})
-    wanted = search(
-        "design_registration_check",
-        "TI 那邊 DR 已經報過",
-        "design registration check",
-        by_name="design registration check",
-    )
-    search_tries(wanted, answers, [])
-    assert answers.asked == ["TI 那邊 DR 已經報過"]
+@pytest.mark.parametrize(
+    ("name", "name_finds", "phrase", "asked"),
+    [
+        # pharma: the name's words are mostly not the SOP's; the task's phrase naming CAPA is
+        (
+            "capa tracking requirement",
+            ("insufficient_evidence", [span("SOP-QA-035@1:91-101", "CAPA")]),
+            "CAPA由QA按SOP-QA-035跟踪至关闭",
+            ["capa tracking requirement", "CAPA由QA按SOP-QA-035跟踪至关闭"],
+        ),
+        # distributor: the name finds enough in the evidence's own words; the phrase waits
+        (
+            "date code acceptance",
+            ("ok", [span("QM-OUTGOING@1:200-353", "7.2 Date code: no older than 36 months")]),
+            "周小姐確認就用內湖那兩 tray 現貨（DC 2436）",
+            ["date code acceptance"],
+        ),
+    ],
+)
+def test_the_tasks_phrase_naming_the_item_follows_a_name_that_finds_too_little(
+    name, name_finds, phrase, asked
+):
+    answers = Answers({name: name_finds, phrase: ("ok", [span("SOP-QA-012@2:595-657", "CAPA")])})
+    search_tries(search("item", name, phrase=phrase), answers, [])
+    assert answers.asked == asked
 
 
 def test_a_name_judged_by_the_embedding_alone_gives_way_to_the_tasks_phrase():
@@ -111,18 +119,11 @@ def test_a_name_judged_by_the_embedding_alone_gives_way_to_the_tasks_phrase():
     found = [span("CONTRACT-KC-2025@1:74-81", "1. 委托项目")]
     condition = [span("SOP-QC-008@2:147-154", "2. 试验条件")]
     answers = Answers({"long term condition": ("ok", found), "稳定性方案的条件": ("ok", condition)})
-    wanted = search(
-        "long_term_condition",
-        "long term condition",
-        by_name="long term condition",
-        native="稳定性方案的条件",
-    )
+    wanted = search("long_term_condition", "long term condition", pick="稳定性方案的条件")
     assert standing(search_tries(wanted, answers, []))[0] == "稳定性方案的条件"
     # distributor: a name the evidence writes is kept, the pick is not tried
     answers = Answers({"eccn classification": ("ok", [span("SOP-EXPORT@1:437-509", "ECCN")])})
-    wanted = search(
-        "eccn_classification", "eccn classification", by_name="eccn classification", native="周雅婷"
-    )
+    wanted = search("eccn_classification", "eccn classification", pick="周雅婷")
     assert standing(search_tries(wanted, answers, []))[0] == "eccn classification"
     assert answers.asked == ["eccn classification"]
 
@@ -130,9 +131,7 @@ def test_a_name_judged_by_the_embedding_alone_gives_way_to_the_tasks_phrase():
 def test_a_conflict_the_name_finds_stands_whatever_other_words_would_find():
     found = [span("SOP-QA-050@1:331-366", "最长48小时"), span("SOP-PRD-015@1:142-180", "24小时")]
     answers = Answers({"dirty hold time": ("source_conflict", found)})
-    wanted = search(
-        "dirty_hold_time", "dirty hold time", by_name="dirty hold time", native="脏设备保持时间"
-    )
+    wanted = search("dirty_hold_time", "dirty hold time", phrase="脏设备保持时间（DHT）")
     tries = search_tries(wanted, answers, [])
     assert answers.asked == ["dirty hold time"]
     assert standing(tries)[1].status == "source_conflict"

@@ -161,15 +161,14 @@ def test_a_topic_of_its_own_beside_pending_work_stays_required():
     ]
 
 
-def test_a_field_of_a_chinese_task_is_searched_by_the_tasks_phrase_naming_it():
+def test_a_field_of_a_chinese_task_keeps_the_tasks_phrase_naming_it_ready():
     # pharma CV-2026-006: the SOP the task names writes DHT, the initials of the field
     state = task(confirmed={}, pending=["dirty_hold_time"])
     supplement = "请把脏设备保持时间和残留限度定下来，继续出验证方案。"
     sop = "4.1 脏设备保持时间（DHT）：自生产结束至开始清洁，最长48小时。"
     [search] = plan_searches(state, read_supplement(state, supplement), supplement, [sop])
-    assert search.need.query == "4.1 脏设备保持时间（DHT）：自生产结束至开始清洁"
-    assert search.queries == (search.need.query, "dirty hold time")
-    assert search.by_name == "dirty hold time"
+    assert search.need.query == search.by_name == "dirty hold time"
+    assert search.phrase == "4.1 脏设备保持时间（DHT）：自生产结束至开始清洁"
 
 
 @pytest.mark.parametrize(

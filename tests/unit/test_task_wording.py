@@ -137,26 +137,28 @@ def test_whether_evidence_writes_the_names_language():
 SOP_QA_050 = "4. 保持时间\n4.1 脏设备保持时间（DHT）：自生产结束至开始清洁，最长48小时。"
 
 
-def test_in_a_chinese_task_a_phrase_naming_the_item_is_searched_first():
+def test_in_a_chinese_task_a_phrase_naming_the_item_is_kept_ready():
     wording = TaskWording([PHARMA_CV], [SOP_QA_050])
     words = wording.words_for("dirty_hold_time", chinese=True)
-    assert words.queries == ("4.1 脏设备保持时间（DHT）：自生产结束至开始清洁", "dirty hold time")
     assert words.name == "dirty hold time"
+    assert words.phrase == "4.1 脏设备保持时间（DHT）：自生产结束至开始清洁"
+    assert words.pick is None
 
 
-def test_the_embeddings_pick_waits_for_knowledge_that_does_not_write_the_name():
+def test_the_embeddings_pick_is_kept_where_no_phrase_names_the_item():
     similarity = TableSimilarity({("residue acceptance limit", "残留限度定下来"): 0.75})
     wording = TaskWording([PHARMA_CV], [SOP_QA_050], similarity)
     words = wording.words_for("residue_acceptance_limit", chinese=True)
-    assert words.queries == ("residue acceptance limit",)
-    assert words.native == "残留限度定下来"
-    # without an embedder there is no pick: nothing names the item
-    assert (
-        TaskWording([PHARMA_CV], [SOP_QA_050])
-        .words_for("residue_acceptance_limit", chinese=True)
-        .native
-        is None
+    assert (words.name, words.phrase, words.pick) == (
+        "residue acceptance limit",
+        None,
+        "残留限度定下来",
     )
+    # without an embedder there is no pick: nothing names the item
+    alone = TaskWording([PHARMA_CV], [SOP_QA_050]).words_for(
+        "residue_acceptance_limit", chinese=True
+    )
+    assert alone.pick is None and alone.phrase is None
 
 
 def test_in_an_english_task_the_name_is_searched_in_the_task_spelling_with_its_codes():
@@ -164,12 +166,11 @@ def test_in_an_english_task_the_name_is_searched_in_the_task_spelling_with_its_c
         "Line has confirmed the booking: ETD Felixstowe 9 Dec 2026 18:00, CY cut-off 7 Dec "
         "12:00, no special cut-offs in the confirmation."
     )
-    assert TaskWording([kestrel], []).words_for("si_cutoff", chinese=False).queries == (
-        "si cut-off",
-    )
+    words = TaskWording([kestrel], []).words_for("si_cutoff", chinese=False)
+    assert (words.name, words.phrase, words.pick) == ("si cut-off", None, None)
     nexpwr = "張工補充 TI 的 DR 編號是 TI-DR-2026-TW-04417"
     words = TaskWording([nexpwr], []).words_for("design_registration_check", chinese=False)
-    assert words.queries == ("design registration check TI-DR-2026-TW-04417",)
+    assert words.name == "design registration check TI-DR-2026-TW-04417"
 
 
 def test_a_mail_header_names_no_item():
