@@ -267,10 +267,13 @@ def plan_searches(
 
 
 def _named_codes(state: TaskState, plain: list[str], searches: list[Search]) -> list[Search]:
-    """Codes the supplement names (a deviation report, a registration number) that no
-    confirmed field holds and no search already asks for: each is looked up as context, so
-    the records the person points to are read (their absence proves nothing)."""
-    held = " ".join([*map(str, state.confirmed.values()), *(s.need.query for s in searches)])
+    """Codes the supplement names (a deviation report, a registration number) other than the
+    task's own id, that no confirmed field holds and no search already asks for: each is
+    looked up as context, so the records the person points to are read (their absence proves
+    nothing)."""
+    held = " ".join(
+        [state.task_id, *map(str, state.confirmed.values()), *(s.need.query for s in searches)]
+    )
     held = held.lower()
     codes = dict.fromkeys(IDENTIFIER.findall(normalize(" ".join(plain))))
     return [
