@@ -13,9 +13,10 @@ from __future__ import annotations
 import functools
 import re
 
+import jieba
 import wordfreq
 
-from services.language.tokens import CJK, normalize_script
+from services.language.tokens import CJK, is_function_char, normalize_script, segmenter
 
 # Zipf values run from 0 (unknown) to about 8 ("the", "的"); 8 is the scale's own top.
 ZIPF_TOP = 8.0
@@ -42,3 +43,25 @@ def zipf(unit: str) -> float:
 
 
 _ENDINGS = ("e", "s", "es", "ed", "ing", "ion", "y", "ate", "al")
+# A run of characters rarer than this (Zipf 4: once in 100,000 words) is a name or a term, not
+# two everyday words side by side (「上有」, 「約有」).
+NAME_ZIPF = 4.0
+_CJK_RUN = re.compile(f"[{CJK}]+")
+
+
+def unknown_words(normalized: str) -> list[str]:
+    """Runs of Chinese characters the segmenter could only cut into single characters and that
+    the language rarely writes together: names and terms its dictionary lacks (「額亦都」,
+    「鄭倢伃」), two characters or more, function characters excluded. A question's subject is
+    often such a word."""
+    segmenter()
+    runs: list[str] = []
+    current = ""
+    for piece in [*jieba.cut(normalized), ""]:
+        if len(piece) == 1 and _CJK_RUN.fullmatch(piece) and not is_function_char(piece):
+            current += piece
+            continue
+        if len(current) >= 2 and zipf(current) < NAME_ZIPF:
+            runs.append(current)
+        current = ""
+    return list(dict.fromkeys(runs))

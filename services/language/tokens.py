@@ -382,7 +382,7 @@ _CONTENT_POS = ("n", "v", "a", "i", "l", "j", "eng", "s", "b", "z")
 
 
 @functools.cache
-def _segmenter() -> jieba.Tokenizer:
+def segmenter() -> jieba.Tokenizer:
     jieba.setLogLevel(60)  # it logs its dictionary load at INFO
     jieba.initialize()
     return jieba.dt
@@ -400,7 +400,7 @@ def _strip_function_chars(word: str) -> str:
 def content_words(normalized: str) -> list[str]:
     """Content words of a normalised text, in order, without repeats: stemmed English words
     and Chinese words of two characters or more (segmented with jieba's general dictionary)."""
-    _segmenter()
+    segmenter()
     words: dict[str, str] = {}
     for piece in jieba.posseg.cut(normalized):
         word, flag = piece.word.strip(), piece.flag
@@ -409,7 +409,7 @@ def content_words(normalized: str) -> list[str]:
         if _CJK_RUN.fullmatch(word):
             # 「要收」「前要」: a particle the segmenter glued on (words its dictionary does not
             # know, so 「顯著」 stays whole) carries no topic.
-            if not _segmenter().FREQ.get(word):
+            if not segmenter().FREQ.get(word):
                 word = _strip_function_chars(word)
             if len(word) < 2 or word in _function_words() or all(map(is_function_char, word)):
                 continue
@@ -423,23 +423,3 @@ def content_words(normalized: str) -> list[str]:
             continue
         words.setdefault(word, flag)
     return list(words)
-
-
-def unknown_words(normalized: str) -> list[str]:
-    """Runs of Chinese characters the segmenter could only cut into single characters (names
-    and terms its dictionary lacks: 「額亦都」, 「鄭倢伃」), two characters or more, function
-    characters excluded. A question's subject is often such a word."""
-    _segmenter()
-    runs: list[str] = []
-    current = ""
-    for piece in jieba.cut(normalized):
-        single = len(piece) == 1 and _CJK_RUN.fullmatch(piece) and not is_function_char(piece)
-        if single:
-            current += piece
-            continue
-        if len(current) >= 2:
-            runs.append(current)
-        current = ""
-    if len(current) >= 2:
-        runs.append(current)
-    return list(dict.fromkeys(runs))

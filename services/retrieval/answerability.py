@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 
-from services.language import answer_types
+from services.language import answer_types, frequency
 from services.language import tokens as text_analysis
 
 # Share of the query's IDF weight a span (with its title) must cover. Fitted on CMRC 2018 dev
@@ -116,7 +116,7 @@ def query_units(query: str) -> list[str]:
     for ident in found:  # an identifier is one unit, not the words inside it
         norm = re.sub(rf"(?<![a-z0-9]){re.escape(ident)}(?![a-z0-9])", " ", norm)
     found += [w for w in text_analysis.content_words(norm) if w not in found]
-    found += [w for w in text_analysis.unknown_words(norm) if w not in found]
+    found += [w for w in frequency.unknown_words(norm) if w not in found]
     return found
 
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Container
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
 
+from services.language import frequency
 from services.language import tokens as text_analysis
 from services.retrieval import answerability
 from services.retrieval.caches import LexicalView, TenantBlock
@@ -54,6 +55,9 @@ class QueryAnalysis:
     tokens: list[str]
     identifiers: list[str]
     quantities: list[str]
+    # Chinese names and terms the segmenter does not know (「額亦都」): matched exactly, like a
+    # part number, because nothing else in the question says what it is about.
+    names: list[str] = field(default_factory=list)
 
     @classmethod
     def of(cls, query: str) -> QueryAnalysis:
@@ -63,6 +67,7 @@ class QueryAnalysis:
             tokens=text_analysis.tokens(query),
             identifiers=text_analysis.identifiers(query),
             quantities=[re.sub(r"\s+", "", q) for q in _QUANTITY.findall(norm)],
+            names=frequency.unknown_words(norm),
         )
 
 
@@ -166,8 +171,9 @@ def _coverage(terms: list[text_analysis.Term], block: TenantBlock, row: int) -> 
 def _exact_hits(
     query: QueryAnalysis, block: TenantBlock, view: LexicalView
 ) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
-    """Per eligible chunk: exact matches of identifiers (whole tokens) and quantities with units
-    (15 日, 0.01 mm, as substrings of the text without whitespace), and of identifiers alone."""
+    """Per eligible chunk: exact matches of identifiers (whole tokens), quantities with units
+    (15 日, 0.01 mm, as substrings of the text without whitespace) and unknown Chinese words
+    (as substrings), and of identifiers alone."""
     keyword = np.zeros(len(view.rows))
     idents = np.zeros(len(view.rows), dtype=np.int64)
     for ident in query.identifiers:
@@ -184,6 +190,12 @@ def _exact_hits(
             if row not in compacted:
                 compacted[row] = compact(block.matched[row])
             if quantity in compacted[row]:
+                keyword[position] += 1
+    for name in query.names:
+        found_rows = block.lexicon.containing(name)
+        positions = range(len(view.rows)) if found_rows is None else view.position_of(found_rows[0])
+        for position in positions:
+            if name in block.matched[int(view.rows[position])]:
                 keyword[position] += 1
     return keyword, idents
 

@@ -96,7 +96,7 @@ def _keyword_scores(
     query: QueryAnalysis, block: TenantBlock, rows: npt.NDArray[np.int64]
 ) -> npt.NDArray[np.float64]:
     scores = np.zeros(len(rows))
-    if not query.identifiers and not query.quantities:
+    if not query.identifiers and not query.quantities and not query.names:
         return scores
     for position, row in enumerate(rows):
         text = block.matched[int(row)]
@@ -105,6 +105,7 @@ def _keyword_scores(
         if query.quantities:
             compact = re.sub(r"\s+", "", text)
             hits += sum(q in compact for q in query.quantities)
+        hits += sum(name in text for name in query.names)
         scores[position] = hits
     return scores
 
