@@ -348,13 +348,13 @@ class Gatherer:
 def search_tries(
     search: Search, retrieve: Callable[[str], RetrievalResult], documents: Sequence[str]
 ) -> list[tuple[str, RetrievalResult]]:
-    """One governed retrieval per query of the search, in order, until one is not
-    `insufficient_evidence`. A need searched by its field's name may be searched again after
-    it (services.agents.wording): by the task's own phrase in its language when the name found
-    too little, or found evidence written in none of its words (the knowledge is in another
-    language, judged by the embedding alone); and, when it found too little, by the name in
-    the words of the evidence found ("cutoff" where the procedures write "cut-off")."""
-    queries = list(search.queries)
+    """The need's governed retrieval, and those that follow it, until one finds enough. A need
+    searched by its field's name may be searched again (services.agents.wording): by the
+    task's own phrase in its language when the name found too little, or found evidence
+    written in none of its words (the knowledge is in another language, judged by the
+    embedding alone); and, when it found too little, by the name in the words of the evidence
+    found ("cutoff" where the procedures write "cut-off")."""
+    queries = [search.need.query]
     tries: list[tuple[str, RetrievalResult]] = []
     while queries:
         query = queries.pop(0)

@@ -152,23 +152,16 @@ def _stated_amounts(part: str, entry: glossary.Term) -> set[Decimal]:
 
 
 class Search(BaseModel):
-    """One need and the queries that look for it, best first: the first whose retrieval is not
-    `insufficient_evidence` stands (services.agents.gathering)."""
+    """One need and how to look for it: by its query, and for a field the glossary does not
+    know, after its name's own search, by the task's `phrase` naming it or the embedding's
+    `pick` of its phrases (services.agents.gathering.search_tries)."""
 
     model_config = ConfigDict(frozen=True)
 
     need: Need
-    fallbacks: tuple[str, ...] = ()
-    # For a field the glossary does not know, its query is made of its name; when that finds
-    # too little, or evidence written in none of its words, the task's `phrase` naming it, or
-    # the embedding's `pick`, and the name in the evidence's words (services.agents.wording).
-    by_name: str | None = None
+    by_name: str | None = None  # the query made of the field's name
     phrase: str | None = None
     pick: str | None = None
-
-    @property
-    def queries(self) -> tuple[str, ...]:
-        return (self.need.query, *self.fallbacks)
 
 
 def plan_needs(
@@ -274,10 +267,13 @@ def plan_searches(
 
 
 def _named_codes(state: TaskState, plain: list[str], searches: list[Search]) -> list[Search]:
-    """Codes the supplement names (a deviation report, a registration number) that no
-    confirmed field holds and no search already asks for: each is looked up as context, so
-    the records the person points to are read (their absence proves nothing)."""
-    held = " ".join([*map(str, state.confirmed.values()), *(s.need.query for s in searches)])
+    """Codes the supplement names (a deviation report, a registration number) other than the
+    task's own id, that no confirmed field holds and no search already asks for: each is
+    looked up as context, so the records the person points to are read (their absence proves
+    nothing)."""
+    held = " ".join(
+        [state.task_id, *map(str, state.confirmed.values()), *(s.need.query for s in searches)]
+    )
     held = held.lower()
     codes = dict.fromkeys(IDENTIFIER.findall(normalize(" ".join(plain))))
     return [

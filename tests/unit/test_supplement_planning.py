@@ -186,12 +186,13 @@ def test_a_field_of_a_chinese_task_keeps_the_tasks_phrase_naming_it_ready():
             "張工補充 TI 的 DR 編號是 TI-DR-2026-TW-04417，剪帶可以接受。",
             ["TI-DR-2026-TW-04417"],
         ),
-        # demo: a confirmed material is not looked up again
+        # demo: a confirmed material, or the task itself, is not looked up again
         ({"material": "SUS304"}, "客戶來電詢價 SUS304 零件 500 件。", []),
+        ({}, "T1 的客戶確認需要特殊檢驗。", []),
     ],
 )
 def test_codes_the_supplement_names_are_looked_up_as_context(confirmed, supplement, codes):
     state = task(confirmed=confirmed, pending=["release_decision"])
     needs = plan_needs(state, read_supplement(state, supplement), supplement, [])
-    named = [(n.key, n.query, n.required, n.source) for n in needs if n.key in codes]
-    assert named == [(code, code, False, "supplement") for code in codes]
+    looked_up = [(n.key, n.query) for n in needs if n.source == "supplement" and not n.required]
+    assert looked_up == [(code, code) for code in codes]
