@@ -34,6 +34,7 @@ from services.settings import Settings
 
 AS_OF = date(2026, 11, 29)
 K = 10
+COLD_QUERY = "交期 排程"  # the first query of each principal, timed apart
 CHUNKS_PER_DOC = 4
 _TOPICS = [
     ("交期", "lead time", "標準交期", "工作日", "排程"),
@@ -167,9 +168,11 @@ def retrieval(
         # The exact-search truth is the benchmark's, not retrieval's: computed before the base
         # is taken, and only each query's top k and each principal's eligible versions kept.
         truths = _truths(services, plan, active.collection)
-        # One query loads what every process loads once (the tokenizer's dictionary, the
-        # query embedder); the caches it filled are emptied again before the base is taken.
-        _governed(services, principals[0], _query(random.Random(0)))
+        # Two queries load what every process loads once (the tokenizer's and the word
+        # frequency dictionaries); the caches they filled are emptied again before the base is
+        # taken, so the first query of each principal still reads its tenant's block.
+        for warm_up in (COLD_QUERY, _query(random.Random(0))):
+            _governed(services, principals[0], warm_up)
         services.retrieval.caches.clear()
         gc.collect()
         base_rss = _rss_mb()
@@ -180,7 +183,7 @@ def retrieval(
                 break  # every query of a round-robin may be a first one: none is set apart
             if principal.user_id not in warmed:
                 warmed.add(principal.user_id)
-                cold.append(_timed(lambda p=principal: _governed(services, p, "交期 排程"))[0])
+                cold.append(_timed(lambda p=principal: _governed(services, p, COLD_QUERY))[0])
         governed, baseline_ms, recall, base_recall = [], [], [], []
         forbidden = baseline_forbidden = 0
         for principal, query in plan:

@@ -35,7 +35,12 @@ from services.db.engine import Database
 from services.db.models import DocumentVersion
 from services.db.models_retrieval import IndexTenantState
 from services.retrieval.caches import Payload, TenantBlock
-from services.retrieval.eligibility import ActiveIndex, ChunkTable, active_index, load_chunk_table
+from services.retrieval.eligibility import (
+    ActiveIndex,
+    ChunkTable,
+    active_index,
+    load_chunk_table,
+)
 from services.retrieval.lexicon import Lexicon
 from services.retrieval.vectorstore import VectorStore
 
@@ -246,7 +251,7 @@ class BlockBuilder:
         if missing:  # one read of the store and one of SQL for all of them
             block.add(self.fetch(active, tenant_id, table, missing))
         if self.files is not None and _holds_exactly(block, table):
-            self._save(active, tenant_id, table.generation, block)
+            self._save(active, tenant_id, table, block)
         return block
 
     def persist(self, space: str, tenant_id: str) -> None:
@@ -298,7 +303,7 @@ class BlockBuilder:
             return {(d, v): t for d, v, t in rows}
 
     def _save(
-        self, active: ActiveIndex, tenant_id: str, generation: int, block: TenantBlock
+        self, active: ActiveIndex, tenant_id: str, table: ChunkTable, block: TenantBlock
     ) -> None:
         """Written only if the chunk list did not move while the block was read: then every
         payload is that generation's."""
@@ -310,6 +315,7 @@ class BlockBuilder:
                     IndexTenantState.tenant_id == tenant_id,
                 )
             )
+        generation = table.generation
         if int(now or 0) != generation:
             return
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import date
 from typing import Any
 
@@ -338,7 +338,7 @@ class RetrievalService:
         self,
         verifier: _Verifier,
         candidates: list[Candidate],
-        by_id: dict[str, ChunkRow],
+        by_id: Mapping[str, ChunkRow],
         block: TenantBlock,
         *,
         k: int,
