@@ -293,7 +293,7 @@ def content_terms(query: str) -> list[Term]:
 
 
 def _split_function_words(run: str) -> list[str]:
-    for word in _function_words():
+    for word in function_words():
         run = run.replace(word, " ")
     pieces = "".join(" " if is_function_char(ch) else ch for ch in run)
     return [p for p in pieces.split() if p]
@@ -309,7 +309,8 @@ def _function_chars() -> frozenset[str]:
 
 
 @functools.cache
-def _function_words() -> tuple[str, ...]:
+def function_words() -> tuple[str, ...]:
+    """The Chinese function words (question words, particles), normalised."""
     return tuple(dict.fromkeys(normalize(w) for w in ZH_FUNCTION_WORDS))
 
 
@@ -411,7 +412,7 @@ def content_words(normalized: str) -> list[str]:
             # know, so 「顯著」 stays whole) carries no topic.
             if not segmenter().FREQ.get(word):
                 word = _strip_function_chars(word)
-            if len(word) < 2 or word in _function_words() or all(map(is_function_char, word)):
+            if len(word) < 2 or word in function_words() or all(map(is_function_char, word)):
                 continue
         elif _WORD.fullmatch(word):
             if word in EN_STOPWORDS or word.isdigit() or len(word) < 2:

@@ -5,7 +5,8 @@ The rule (documented in README "Retrieval"):
 1. Every identifier the query names (SUS304, PN-7731-B, Q42) must appear in the evidence.
 2. Some evidence item must be *relevant*:
    * it names every identifier of the query, and mentions a majority of the query's content
-     terms that can be compared with it: identifiers always, words only when written in the
+     terms (`question_terms`: Chinese words as a general-purpose segmenter cuts them) that can
+     be compared with it: identifiers always, words only when written in the
      item's script (a Chinese term counts when at least half of its characters appear;
      Traditional and Simplified are folded together);
    * when nothing can be compared (an English SOP for a Chinese question without identifiers,
@@ -27,7 +28,7 @@ import re
 from collections.abc import Container
 from dataclasses import dataclass
 
-from services.language import answer_types
+from services.language import answer_types, frequency
 from services.language import tokens as text_analysis
 from services.language.tokens import Term
 
@@ -68,7 +69,7 @@ def term_found(term: Term, text: str, units: Container[str]) -> bool:
 def assess(query: str, items: list[Item], *, distinctive: str | None = None) -> Assessment:
     """`distinctive`: the query's heaviest unit among those the principal's knowledge uses
     (answerability.QueryProfile); a relevant item in its script must contain it."""
-    terms = text_analysis.content_terms(query)
+    terms = question_terms(query)
     identifiers = [t for t in terms if t.kind == "identifier"]
     words = [t for t in terms if t.kind != "identifier"]
     if not items:
@@ -114,6 +115,41 @@ def assess(query: str, items: list[Item], *, distinctive: str | None = None) -> 
     )
 
 
+def question_terms(query: str) -> list[Term]:
+    """What evidence has to mention: the query's identifiers and English words, and its Chinese
+    words as a general-purpose segmenter cuts them (「交齊」「審核」「最晚」, not the runs left
+    between function characters, 「邊審核最晚」), with the names it cannot place. A word the
+    dictionary glued to a question word (「哪些項目」) counts as the word alone."""
+    terms = [t for t in text_analysis.content_terms(query) if t.kind != "cjk"]
+    norm = text_analysis.without_quantities(text_analysis.normalize(query))
+    seen = {t.text for t in terms}
+    for word in [*text_analysis.content_words(norm), *frequency.unknown_words(norm)]:
+        word = _without_question_word(word)
+        if _CJK.search(word) and word not in seen:
+            seen.add(word)
+            terms.append(Term(text=word, display=_as_written(query, word), kind="cjk"))
+    return terms
+
+
+def _without_question_word(word: str) -> str:
+    for function_word in text_analysis.function_words():
+        if len(word) - len(function_word) >= 2:
+            if word.startswith(function_word):
+                return word[len(function_word) :]
+            if word.endswith(function_word):
+                return word[: -len(function_word)]
+    return word
+
+
+def _as_written(query: str, unit: str) -> str:
+    """A unit in the question's own script (units are folded to Simplified)."""
+    folded = text_analysis.normalize(query)
+    at = folded.find(unit)
+    if at >= 0 and len(folded) == len(query):
+        return query[at : at + len(unit)]
+    return unit
+
+
 def _relevant(
     item: Item, words: list[Term], identifiers: list[Term], distinctive: str | None
 ) -> str | None:
@@ -129,6 +165,9 @@ def _relevant(
         found = sum(term_found(t, item.text, item.units) for t in checkable)
         return "lexical" if found * 2 > len(checkable) else None
     return "vector" if item.vector_z >= OUTLIER_Z else None
+
+
+_CJK = re.compile(f"[{text_analysis.CJK}]")
 
 
 def _script(term: Term) -> str:

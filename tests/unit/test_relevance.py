@@ -3,8 +3,10 @@ vector across scripts, and the type of answer a question asks for."""
 
 from __future__ import annotations
 
+import pytest
+
 from services.language import tokens as text
-from services.retrieval.relevance import Item, assess
+from services.retrieval.relevance import Item, assess, question_terms
 
 
 def item(body: str, *, title: str = "", z: float = 0.0, eid: str = "DOC@1:0-10") -> Item:
@@ -27,7 +29,36 @@ def test_evidence_mentioning_the_question_terms_is_sufficient() -> None:
 def test_no_evidence_is_insufficient_and_names_what_is_missing() -> None:
     result = assess("鈦合金零件的加工交期", [])
     assert not result.sufficient
-    assert "钛合金零件" in result.missing
+    # Words as the question writes them (Traditional here), not the folded matching form.
+    assert {"鈦合金", "加工", "交期"} <= set(result.missing)
+
+
+@pytest.mark.parametrize(
+    ("query", "terms"),
+    [
+        # A pharma QA question (Simplified): the segmenter's words, not the run 「边审核最晚」
+        # left between the function characters 这 and 几.
+        ("批记录和检验报告都交齐了，QA这边审核最晚几天要审完？", {"记录", "检验", "审核", "最晚"}),
+        # A machining shop's incoming inspection (Traditional): 「哪些項目」 is one dictionary
+        # entry, 項目 the word.
+        ("原材料進廠要檢驗哪些項目？", {"原材料", "进厂", "检验", "项目"}),
+    ],
+)
+def test_question_terms_are_the_segmenter_s_words(query: str, terms: set[str]) -> None:
+    found = {t.text for t in question_terms(query) if t.kind == "cjk"}
+    assert terms <= found
+    assert not any(len(t) > 4 for t in found)
+
+
+def test_a_question_in_its_own_words_is_answered_by_the_rule_that_states_it() -> None:
+    # Four of the question's seven words are in the SOP (交齊, 審完, 最晚 are how people ask);
+    # the runs between function characters found only two of five.
+    section = (
+        "批记录审核与产品放行规程\n"
+        "4.1 QA应在收到完整批记录（含QC检验报告书）后3个工作日内完成审核；"
+    )
+    result = assess("批记录和检验报告都交齐了，QA这边审核最晚几天要审完？", [item(section)])
+    assert result.sufficient, result.missing
 
 
 def test_a_missing_identifier_makes_evidence_insufficient() -> None:
