@@ -17,11 +17,14 @@ holds every chunk of the tenant's index, and SQL selects and re-verifies per que
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import logging
 import shutil
 import uuid
 from collections.abc import Iterator, Sequence
+from importlib import metadata
 from pathlib import Path
 from typing import Any, overload
 from urllib.parse import quote
@@ -34,6 +37,9 @@ from sqlalchemy import select
 from services.db.engine import Database
 from services.db.models import DocumentVersion
 from services.db.models_retrieval import IndexTenantState
+from services.language import tokens as text_analysis
+from services.retrieval import caches as caches_module
+from services.retrieval import lexicon as lexicon_module
 from services.retrieval.caches import Payload, TenantBlock
 from services.retrieval.eligibility import (
     ActiveIndex,
@@ -47,6 +53,23 @@ from services.retrieval.vectorstore import VectorStore
 log = logging.getLogger(__name__)
 
 FORMAT = 1
+
+
+def _analysis() -> str:
+    """What a block's rows were analysed with: this format, the code that tokenises, normalises
+    and indexes a text, and the segmenter and converter versions. A block written by other code
+    is never read (its postings might not be what this code would build)."""
+    digest = hashlib.blake2b(str(FORMAT).encode(), digest_size=8)
+    for module in (text_analysis, lexicon_module, caches_module):
+        digest.update(Path(str(module.__file__)).read_bytes())
+    for package in ("jieba", "opencc"):
+        with contextlib.suppress(metadata.PackageNotFoundError):
+            digest.update(f"{package}={metadata.version(package)}".encode())
+    return digest.hexdigest()
+
+
+ANALYSIS = _analysis()
+
 _COLUMNS = ("texts", "titles", "hashes", "matched")
 _POSTINGS = ("tf", "has")
 _ID_BYTES = 100  # a chunk id string and its row_of entry, roughly
@@ -103,12 +126,17 @@ class BlockFiles:
         directory = self._tenant_dir(index_version, tenant_id)
         if not directory.is_dir():
             return []
-        return sorted((int(p.name) for p in directory.iterdir() if p.name.isdigit()), reverse=True)
+        suffix = f".{ANALYSIS}"
+        names = (p.name.removesuffix(suffix) for p in directory.iterdir())
+        return sorted((int(n) for n in names if n.isdigit()), reverse=True)
+
+    def _block_dir(self, index_version: str, tenant_id: str, generation: int) -> Path:
+        return self._tenant_dir(index_version, tenant_id) / f"{generation}.{ANALYSIS}"
 
     def save(self, index_version: str, tenant_id: str, generation: int, block: TenantBlock) -> None:
         """Write the block as the tenant's chunk list at `generation`; one already there stays."""
         directory = self._tenant_dir(index_version, tenant_id)
-        target = directory / str(generation)
+        target = self._block_dir(index_version, tenant_id, generation)
         if target.exists():
             return
         staging = directory / f".tmp-{uuid.uuid4().hex}"
@@ -124,7 +152,7 @@ class BlockFiles:
     def load(self, index_version: str, tenant_id: str, generation: int) -> TenantBlock | None:
         """The block written for `generation`, memory-mapped; None when there is none (or it
         was removed while being read)."""
-        directory = self._tenant_dir(index_version, tenant_id) / str(generation)
+        directory = self._block_dir(index_version, tenant_id, generation)
         try:
             return _read(directory)
         except (OSError, ValueError, KeyError) as exc:
@@ -133,10 +161,11 @@ class BlockFiles:
             return None
 
     def prune(self, index_version: str, tenant_id: str, *, keep: int) -> None:
-        """Remove the tenant's blocks of other generations (their texts included)."""
-        for generation in self.generations(index_version, tenant_id):
-            if generation != keep:
-                shutil.rmtree(self._tenant_dir(index_version, tenant_id) / str(generation))
+        """Remove the tenant's other blocks (other generations, other code), texts included."""
+        kept = self._block_dir(index_version, tenant_id, keep)
+        for block_dir in self._tenant_dir(index_version, tenant_id).iterdir():
+            if block_dir != kept and not block_dir.name.startswith(".tmp-"):
+                shutil.rmtree(block_dir)
 
     def drop_version(self, index_version: str) -> None:
         shutil.rmtree(self.root / quote(index_version, safe=""), ignore_errors=True)
@@ -153,7 +182,7 @@ class BlockFiles:
                 continue
             for block_dir in tenant_dir.iterdir():
                 ids_file = block_dir / "ids.json"
-                if block_dir.name.isdigit() and ids_file.exists():
+                if not block_dir.name.startswith(".tmp-") and ids_file.exists():
                     ids = json.loads(ids_file.read_text(encoding="utf-8"))
                     if any(c.startswith(chunk_prefix) for c in ids):
                         found.append(block_dir)

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from services.bootstrap import Services
+from services.retrieval import blocks
 from services.retrieval.blocks import BlockFiles
 from services.retrieval.caches import Payload, RetrievalCaches, TenantBlock
 from services.retrieval.eligibility import active_index
@@ -197,3 +198,16 @@ def test_a_block_of_an_older_generation_is_never_served(published: Services) -> 
     assert files.generations(version, "A") == [now]  # made from it without the revoked rows
     block = files.load(version, "A", now)
     assert block is not None and not [c for c in block.ids if "SOP-LEADTIME@2#" in c]
+
+
+def test_a_block_written_by_other_analysis_code_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _caches, block = block_of(synthetic_chunks(random.Random(1), 20))
+    files = BlockFiles(tmp_path)
+    files.save("v1", "T", 1, block)
+    monkeypatch.setattr(blocks, "ANALYSIS", "changed-tokenizer")
+    assert files.load("v1", "T", 1) is None and files.generations("v1", "T") == []
+    files.save("v1", "T", 1, block)
+    files.prune("v1", "T", keep=1)  # the other code's block goes
+    assert [p.name for p in (tmp_path / "v1" / "T").iterdir()] == ["1.changed-tokenizer"]
