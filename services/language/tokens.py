@@ -283,7 +283,7 @@ def content_terms(query: str) -> list[Term]:
                     seen.add(segment)
                     terms.append(Term(text=segment, display=segment, kind="cjk"))
             continue
-        word = stem(piece)
+        word = _joined(piece) or stem(piece)
         if piece in EN_STOPWORDS or word in EN_STOPWORDS or piece.isdigit() or len(word) < 2:
             continue
         if word not in seen:
@@ -357,6 +357,15 @@ def _word_units(normalized_text: str) -> Iterable[str]:
         yield piece
         yield stem(piece)
         yield from (stem(p) for p in re.split(r"[-_./]", piece) if p)
+        if (joined := _joined(piece)) is not None:
+            yield joined
+
+
+def _joined(piece: str) -> str | None:
+    """A hyphenated English word written solid, stemmed: "cut-off" and "cutoff", "e-mail" and
+    "email", "follow-up" and "followup" are one word however a writer spells it."""
+    solid = piece.replace("-", "")
+    return stem(solid) if solid != piece and solid.isalpha() else None
 
 
 @functools.lru_cache(maxsize=16384)

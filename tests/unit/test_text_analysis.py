@@ -53,6 +53,32 @@ def test_tokens_are_cjk_unigrams_and_bigrams_and_stemmed_words() -> None:
     assert "for" not in tokens  # stopwords would make every English chunk a lexical match
 
 
+@pytest.mark.parametrize(
+    ("query", "document", "words"),
+    [
+        # A freight forwarder's SOP writes the hyphen, the task asks without it.
+        (
+            "lhr delivery cutoff",
+            "3. Cut-off at LHR shed\n- KC cargo: 6 hours before departure.",
+            {"cutoff"},
+        ),
+        # A PCBA maker's mail writes them solid, the question with hyphens.
+        (
+            "When is the follow-up e-mail due?",
+            "Send the followup email within 2 working days.",
+            {"follow-up", "e-mail"},
+        ),
+    ],
+)
+def test_a_hyphenated_word_is_the_word_written_solid(
+    query: str, document: str, words: set[str]
+) -> None:
+    units = text.TextUnits.of(text.normalize(document))
+    terms = {t.display: t for t in text.content_terms(query)}
+    assert words <= set(terms)
+    assert all(terms[w].text in units for w in words)
+
+
 def test_stemming_joins_inflections() -> None:
     assert text.stem("calibrated") == text.stem("calibration") == text.stem("calibrate")
     assert text.stem("gauges") == text.stem("gauge")
