@@ -131,7 +131,7 @@ class _Units(Sequence[text_analysis.TextUnits]):
     """The unit sets of a block's rows, computed when read (a set per chunk held in memory
     would cost more than the chunk's text)."""
 
-    def __init__(self, matched: list[str]) -> None:
+    def __init__(self, matched: Sequence[str]) -> None:
         self._matched = matched
 
     def __len__(self) -> int:
@@ -155,15 +155,16 @@ class _Units(Sequence[text_analysis.TextUnits]):
 @dataclass
 class TenantBlock:
     """All payloads fetched so far for one tenant in one index version, as one matrix, with the
-    inverted indexes of their texts (services/retrieval/lexicon.py)."""
+    inverted indexes of their texts (services/retrieval/lexicon.py). A block read from disk
+    (services/retrieval/blocks.py) holds its text columns as read-only sequences until it grows."""
 
     dimension: int
     ids: list[str] = field(default_factory=list)
     row_of: dict[str, int] = field(default_factory=dict)
-    texts: list[str] = field(default_factory=list)
-    titles: list[str] = field(default_factory=list)
-    hashes: list[str] = field(default_factory=list)
-    matched: list[str] = field(default_factory=list)  # normalised title + text for exact matching
+    texts: Sequence[str] = field(default_factory=list)
+    titles: Sequence[str] = field(default_factory=list)
+    hashes: Sequence[str] = field(default_factory=list)
+    matched: Sequence[str] = field(default_factory=list)  # normalised title + text to match
     matrix: Vectors = field(default_factory=lambda: np.zeros((0, 0), dtype=np.float32))
     lexicon: Lexicon = field(default_factory=Lexicon)
     object_bytes: int = 0  # the strings and list slots of its rows
@@ -198,17 +199,20 @@ class TenantBlock:
         fresh = [p for p in payloads if p.chunk_id not in self.row_of]
         if not fresh:
             return
+        texts, titles = _growable(self.texts), _growable(self.titles)
+        hashes, matched_rows = _growable(self.hashes), _growable(self.matched)
         matched: list[str] = []
         for payload in fresh:
             self.row_of[payload.chunk_id] = len(self.ids)
             self.ids.append(payload.chunk_id)
-            self.texts.append(payload.text)
-            self.titles.append(payload.title)
-            self.hashes.append(payload.content_hash)
+            texts.append(payload.text)
+            titles.append(payload.title)
+            hashes.append(payload.content_hash)
             normalized = text_analysis.normalize(f"{payload.title}\n{payload.text}")
-            self.matched.append(normalized)
+            matched_rows.append(normalized)
             matched.append(normalized)
             self.object_bytes += _row_bytes(payload, normalized)
+        self.texts, self.titles, self.hashes, self.matched = texts, titles, hashes, matched_rows
         # BM25 tokens of title + text, as the views were indexed with (tokens_of).
         self.lexicon.add(matched, [text_analysis.tokens(f"{p.title}\n{p.text}") for p in fresh])
         rows = np.vstack([p.vector for p in fresh]).astype(np.float32)
@@ -230,6 +234,11 @@ class TenantBlock:
         block.lexicon = self.lexicon.subset(np.asarray(kept, dtype=np.int64))
         block.object_bytes = self.object_bytes * len(kept) // max(1, len(self.ids))
         return block
+
+
+def _growable(column: Sequence[str]) -> list[str]:
+    """The column as a list to append to (a block read from disk holds them read-only)."""
+    return column if isinstance(column, list) else list(column)
 
 
 def _row_bytes(payload: Payload, normalized: str) -> int:
@@ -391,17 +400,20 @@ class RetrievalCaches:
         table_key: Hashable,
         table_ids: Sequence[str],
         selected: npt.NDArray[np.int64],
-        dimension: int,
+        load: Callable[[], TenantBlock],
         fetch: Callable[[list[str]], list[Payload]],
     ) -> tuple[TenantBlock, LexicalView]:
         """`block` then `view` for the chunks at positions `selected` of a chunk list that
         `table_key` names (a list is immutable under its key), without a pass over their ids:
-        the view's key is the selection itself."""
+        the view's key is the selection itself. A tenant without a block here gets the one
+        `load` makes for that whole chunk list (each of its rows is in the list)."""
         key = (index_version, tenant_id)
         with self._lock:
             block = self._blocks.get(key)
             if block is None:
-                block = self._blocks[key] = TenantBlock(dimension=dimension)
+                block = self._blocks[key] = load()
+                block.checked = (table_key, len(block.ids))
+                self.enforce_budget(keep=key)
             self._blocks.move_to_end(key)
             rows = block.rows_for(table_key, table_ids)[selected]
             if (rows < 0).any():

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from services.contracts.evidence_id import evidence_id_for
@@ -47,7 +47,7 @@ def find_conflicts(
     by_vector_only: frozenset[str],
     query_units: frozenset[str],
     candidates: list[Candidate],
-    by_id: dict[str, ChunkRow],
+    by_id: Mapping[str, ChunkRow],
     matched_text: Callable[[str], str],
     k: int,
 ) -> tuple[list[Conflict], list[Evidence]]:

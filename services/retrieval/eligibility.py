@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
@@ -45,12 +46,66 @@ class ChunkRow:
     indexed_hash: str
 
 
+class ChunkRows(Mapping[str, ChunkRow]):
+    """A chunk list's rows by chunk id, held as columns and made into a `ChunkRow` when looked
+    up: a query reads a few of a tenant's rows, so none is built for the others."""
+
+    def __init__(
+        self,
+        *,
+        ids: Sequence[str],
+        document_ids: Sequence[str],
+        versions: Sequence[int],
+        starts: Sequence[int],
+        ends: Sequence[int],
+        hashes: Sequence[str],
+    ) -> None:
+        self.ids = tuple(ids)
+        self.document_ids, self.hashes = list(document_ids), list(hashes)
+        self.versions = np.asarray(versions, dtype=np.int64)
+        self.starts = np.asarray(starts, dtype=np.int64)
+        self.ends = np.asarray(ends, dtype=np.int64)
+        self._at = {chunk_id: i for i, chunk_id in enumerate(self.ids)}
+
+    @classmethod
+    def of(cls, rows: Iterable[ChunkRow]) -> ChunkRows:
+        listed = list(rows)
+        return cls(
+            ids=[r.chunk_id for r in listed],
+            document_ids=[r.document_id for r in listed],
+            versions=[r.version for r in listed],
+            starts=[r.start for r in listed],
+            ends=[r.end for r in listed],
+            hashes=[r.indexed_hash for r in listed],
+        )
+
+    def __getitem__(self, chunk_id: str) -> ChunkRow:
+        i = self._at[chunk_id]
+        return ChunkRow(
+            chunk_id,
+            self.document_ids[i],
+            int(self.versions[i]),
+            int(self.starts[i]),
+            int(self.ends[i]),
+            self.hashes[i],
+        )
+
+    def __contains__(self, chunk_id: object) -> bool:
+        return chunk_id in self._at
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
 @dataclass(frozen=True)
 class ChunkTable:
     """A tenant's chunks in one index version at one generation (see IndexTenantState)."""
 
     generation: int
-    rows: dict[str, ChunkRow]
+    rows: Mapping[str, ChunkRow]  # held as ChunkRows, whatever mapping is given
     # The same chunks as arrays, in the order of `rows`, so a principal's chunks are selected
     # without a Python pass over the tenant: each chunk's document (an index into `documents`)
     # and version.
@@ -60,16 +115,14 @@ class ChunkTable:
     versions: npt.NDArray[np.int64] = field(init=False)
 
     def __post_init__(self) -> None:
+        rows = self.rows if isinstance(self.rows, ChunkRows) else ChunkRows.of(self.rows.values())
         documents: dict[str, int] = {}
-        doc_index = [
-            documents.setdefault(r.document_id, len(documents)) for r in self.rows.values()
-        ]
-        object.__setattr__(self, "ids", tuple(self.rows))
+        doc_index = [documents.setdefault(d, len(documents)) for d in rows.document_ids]
+        object.__setattr__(self, "rows", rows)
+        object.__setattr__(self, "ids", rows.ids)
         object.__setattr__(self, "documents", documents)
         object.__setattr__(self, "doc_index", np.asarray(doc_index, dtype=np.int32))
-        object.__setattr__(
-            self, "versions", np.asarray([r.version for r in self.rows.values()], dtype=np.int64)
-        )
+        object.__setattr__(self, "versions", rows.versions)
 
 
 @dataclass(frozen=True)
@@ -82,8 +135,7 @@ class Eligibility:
 
     @cached_property
     def chunks(self) -> list[ChunkRow]:
-        rows = list(self.table.rows.values())
-        return [rows[int(i)] for i in self.selected]
+        return [self.table.rows[self.table.ids[int(i)]] for i in self.selected]
 
 
 def active_index(session: Session, space: str, tenant_id: str) -> tuple[ActiveIndex, int] | None:
@@ -133,7 +185,15 @@ def load_chunk_table(
         )
         .all()
     )
-    return ChunkTable(generation=at_generation, rows={r[0]: ChunkRow(*r) for r in rows})
+    chunks = ChunkRows(
+        ids=[r[0] for r in rows],
+        document_ids=[r[1] for r in rows],
+        versions=[r[2] for r in rows],
+        starts=[r[3] for r in rows],
+        ends=[r[4] for r in rows],
+        hashes=[r[5] for r in rows],
+    )
+    return ChunkTable(generation=at_generation, rows=chunks)
 
 
 def _eligible_where() -> tuple[Any, ...]:

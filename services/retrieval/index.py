@@ -8,6 +8,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
+from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import delete, func, select
@@ -19,6 +20,7 @@ from services.db.engine import Database, refresh_statistics
 from services.db.models import DocumentVersion, IndexChunk, IndexPointer, IndexVersion
 from services.db.models_retrieval import IndexSyncPending
 from services.records import audit
+from services.retrieval.blocks import BlockBuilder, BlockFiles
 from services.retrieval.caches import RetrievalCaches
 from services.retrieval.chunker import CHUNKER_VERSION
 from services.retrieval.embedders import Embedder
@@ -90,6 +92,7 @@ class IndexManager:
         caches: RetrievalCaches,
         on_step: Callable[[str], None] | None = None,
         batch_size: int = 128,
+        blocks_dir: Path | None = None,
     ) -> None:
         self._db = db
         self._clock = clock
@@ -100,6 +103,10 @@ class IndexManager:
         self.on_step = on_step
         self.writer = ChunkWriter(
             db=db, store=store, embedder=embedder, caches=caches, batch_size=batch_size
+        )
+        # Tenant blocks persisted under `blocks_dir` (none: each process builds its own).
+        self.blocks = BlockBuilder(
+            db=db, store=store, files=BlockFiles(blocks_dir) if blocks_dir else None
         )
         self._lock = threading.RLock()
 
@@ -208,8 +215,17 @@ class IndexManager:
             for tenant_id in sorted(tenants):
                 report = _merge(report, self._sync_tenant(active, tenant_id, actor=actor))
                 self._settle_deferred([tenant_id], started)
+                self._persist_block(tenant_id)
             refresh_statistics(self._db.engine)
             return report
+
+    def _persist_block(self, tenant_id: str) -> None:
+        """The tenant's block for the chunk list just synced, on disk for the next process's
+        first query; not having it costs that query time, never correctness."""
+        try:
+            self.blocks.persist(self.space, tenant_id)
+        except (IndexUnavailable, OSError) as exc:
+            log.warning("retrieval block of %s not persisted: %s", tenant_id, exc)
 
     # ---- deferred syncs: work owed while the index was unreachable ------------------------
     def defer(self, tenant_ids: list[str], *, reason: str) -> None:
@@ -454,6 +470,8 @@ class IndexManager:
                 store=self.store,
                 caches=self.caches,
                 writer=self.writer,
+                blocks=self.blocks,
+                space=self.space,
                 tenant_id=tenant_id,
                 document_id=document_id,
                 version=version,
@@ -523,6 +541,8 @@ class IndexManager:
                 if row is not None:
                     row.detail = {**row.detail, "dropped_at": self._clock.now().isoformat()}
             self.caches.evict_index_version(version_id)
+            if self.blocks.files is not None:
+                self.blocks.files.drop_version(version_id)
         except Exception as exc:
             log.warning("previous index %s not dropped yet: %s", version_id, exc)
 

@@ -73,6 +73,18 @@ class _Postings:
             self._pending.append((rows, cols, values))
             self._shape = shape
 
+    @classmethod
+    def of(cls, matrix: sp.csc_array) -> _Postings:
+        """Postings over an already compiled matrix (one read from disk)."""
+        postings = cls(matrix.dtype.type)
+        postings._matrix = matrix
+        postings._shape = matrix.shape
+        return postings
+
+    @property
+    def matrix(self) -> sp.csc_array:
+        return self._compiled()
+
     def subset(self, kept: Rows, n_cols: int) -> _Postings:
         """The postings of rows `kept` only, renumbered 0 … len(kept) - 1."""
         subset = _Postings(self._dtype)
@@ -176,6 +188,36 @@ class Lexicon:
         lexicon._tf = self._tf.subset(kept, len(self.terms))
         lexicon._has = self._has.subset(kept, len(self.keys))
         return lexicon
+
+    @classmethod
+    def restore(
+        cls,
+        *,
+        terms: list[str],
+        keys: list[str],
+        lengths: npt.NDArray[np.uint32],
+        tf: sp.csc_array,
+        has: sp.csc_array,
+        vocabulary_bytes: int,
+    ) -> Lexicon:
+        """The index `parts()` gave, vocabularies in column order (retrieval/blocks.py)."""
+        lexicon = cls()
+        lexicon.terms = {term: col for col, term in enumerate(terms)}
+        lexicon.keys = {key: col for col, key in enumerate(keys)}
+        lexicon._lengths = array("I", np.ascontiguousarray(lengths, dtype=np.uint32).tobytes())
+        lexicon._tf, lexicon._has = _Postings.of(tf), _Postings.of(has)
+        lexicon._vocabulary_bytes = vocabulary_bytes
+        return lexicon
+
+    def parts(self) -> tuple[list[str], list[str], sp.csc_array, sp.csc_array, int]:
+        """Vocabularies in column order, the two posting matrices and the vocabulary's bytes."""
+        return (
+            list(self.terms),
+            list(self.keys),
+            self._tf.matrix,
+            self._has.matrix,
+            (self._vocabulary_bytes),
+        )
 
     def _columns(self, vocabulary: dict[str, int], keys: list[str]) -> list[int]:
         for key in dict.fromkeys(keys):

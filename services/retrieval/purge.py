@@ -7,6 +7,7 @@ from sqlalchemy import select
 
 from services.db.engine import Database
 from services.db.models import IndexChunk, IndexVersion
+from services.retrieval.blocks import BlockBuilder
 from services.retrieval.caches import RetrievalCaches
 from services.retrieval.records import chunk_prefix
 from services.retrieval.vectorstore import VectorStore
@@ -47,6 +48,8 @@ def purge(
     store: VectorStore,
     caches: RetrievalCaches,
     writer: ChunkWriter,
+    blocks: BlockBuilder,
+    space: str,
     tenant_id: str,
     document_id: str,
     version: int | None,
@@ -69,6 +72,9 @@ def purge(
         writer.remove(version_id, collection, ids)
         removed += len(ids)
     evicted = caches.evict_chunks(caches.ids_with_prefix(prefix))
+    # The tenant's block on disk is written again without them; any other that holds them goes.
+    blocks.persist(space, tenant_id)
+    on_disk = blocks.files.forget(tenant_id, prefix) if blocks.files is not None else 0
     remaining_vectors = remaining_rows = probe_hits = 0
     for version_id, collection in targets:
         remaining_vectors += len(store.get(collection, where=where))
@@ -90,7 +96,7 @@ def purge(
         sql_rows_remaining=remaining_rows,
         probe_hits=probe_hits,
         cache_entries_evicted=evicted,
-        cache_entries_remaining=caches.mentions(prefix),
+        cache_entries_remaining=caches.mentions(prefix) + on_disk,
     )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import date
 from typing import Any
 
@@ -17,12 +17,12 @@ from services.core.clock import Clock, today
 from services.core.errors import IndexUnavailable, InvalidInput, MemdeskError, NotFound
 from services.core.principals import Principal
 from services.db.engine import Database
-from services.db.models import DocumentVersion, IndexChunk
+from services.db.models import IndexChunk
 from services.language import tokens as text_analysis
 from services.records import audit
 from services.retrieval import answerability, spans
 from services.retrieval.answerability import QueryProfile
-from services.retrieval.caches import LexicalView, Payload, RetrievalCaches, TenantBlock
+from services.retrieval.caches import LexicalView, RetrievalCaches, TenantBlock
 from services.retrieval.conflicts import find_conflicts, make_room
 from services.retrieval.coverage import unsearchable_relevant
 from services.retrieval.eligibility import (
@@ -300,9 +300,7 @@ class RetrievalService:
     def _view(
         self, active: ActiveIndex, tenant_id: str, table: ChunkTable, eligibility: Eligibility
     ) -> tuple[TenantBlock, LexicalView]:
-        def fetch(missing: list[str]) -> list[Payload]:
-            return self._fetch(active, tenant_id, table, missing)
-
+        blocks = self._index.blocks
         table_key = (active.index_version, tenant_id, table.generation)
         # Chunks the tenant's index no longer holds (removed by any process) leave the cache now.
         self.caches.drop_missing(
@@ -314,48 +312,9 @@ class RetrievalService:
             table_key=table_key,
             table_ids=table.ids,
             selected=eligibility.selected,
-            dimension=active.dimension,
-            fetch=fetch,
+            load=lambda: blocks.block(active, tenant_id, table),
+            fetch=lambda missing: blocks.fetch(active, tenant_id, table, missing),
         )
-
-    def _fetch(
-        self, active: ActiveIndex, tenant_id: str, table: ChunkTable, chunk_ids: list[str]
-    ) -> list[Payload]:
-        """Vectors from the store, texts and titles sliced from the SQL bodies."""
-        records = self._index.store.get(active.collection, ids=chunk_ids, embeddings=True)
-        documents = sorted({table.rows[r.id].document_id for r in records if r.id in table.rows})
-        with self._db.read() as session:
-            bodies = {
-                (doc_id, version): (title, body)
-                for doc_id, version, title, body in session.execute(
-                    select(
-                        DocumentVersion.document_id,
-                        DocumentVersion.version,
-                        DocumentVersion.title,
-                        DocumentVersion.body,
-                    ).where(
-                        DocumentVersion.tenant_id == tenant_id,
-                        DocumentVersion.document_id.in_(documents),
-                    )
-                )
-            }
-        payloads = []
-        for record in records:
-            row = table.rows.get(record.id)
-            source = bodies.get((row.document_id, row.version)) if row else None
-            if row is None or source is None or record.embedding is None:
-                continue  # gone meanwhile: it will not be eligible either
-            title, body = source
-            payloads.append(
-                Payload(
-                    chunk_id=record.id,
-                    vector=record.embedding,
-                    text=body[row.start : row.end],
-                    title=title,
-                    content_hash=str(record.metadata.get("content_hash", "")),
-                )
-            )
-        return payloads
 
     def _ranked(
         self,
@@ -379,7 +338,7 @@ class RetrievalService:
         self,
         verifier: _Verifier,
         candidates: list[Candidate],
-        by_id: dict[str, ChunkRow],
+        by_id: Mapping[str, ChunkRow],
         block: TenantBlock,
         *,
         k: int,

@@ -44,6 +44,7 @@ def build_retrieval(
         embedder=GuardedEmbedder(embedder or make_embedder(settings)),
         store=RetryingStore(store, clock=clock),
         caches=RetrievalCaches(budget_bytes=settings.retrieval_cache_mb * 2**20),
+        blocks_dir=settings.resolved_home / "retrieval-blocks",
     )
     return index, RetrievalService(db=db, clock=clock, index=index, reader=reader)
 

@@ -4,6 +4,7 @@ is lost, and work resumes once the index is back."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -71,6 +72,9 @@ def test_a_stopped_chroma_server_dead_letters_the_run_and_work_resumes_when_it_r
     seeding.importer.import_file(write_corpus(tmp_path / "scenario.json", scenario_corpus()))
     chunks = seeding.index.health().model_dump()
     seeding.close()
+    # A process on a machine without the tenant blocks on disk, so every vector is Chroma's
+    # (with them, retrieval does not read Chroma at all: tests/unit/test_index_versions.py).
+    shutil.rmtree(settings.resolved_home / "retrieval-blocks")
 
     clock = FakeClock()
     store = build(settings, clock)  # a fresh process: nothing cached, every vector from Chroma

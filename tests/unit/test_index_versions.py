@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -110,12 +111,26 @@ def test_an_unreachable_index_is_retried_three_times_then_reported(
 ) -> None:
     load(fake_services, tmp_path)
     fake_services.retrieval.caches.clear()
+    # A process with no block of the tenant on disk either has to read the store.
+    shutil.rmtree(fake_services.settings.resolved_home / "retrieval-blocks")
     fake_store.down = True
     calls_before = len(fake_store.calls)
     with pytest.raises(IndexUnavailable, match="3 times"):
         leadtime_answer(fake_services)
     assert len(fake_store.calls) - calls_before == 3
     assert fake_services.clock.sleeps[-2:] == [0.2, 0.4]  # type: ignore[attr-defined]
+
+
+def test_a_first_query_answers_from_the_persisted_block_without_reading_the_store(
+    fake_services: Services, fake_store: InMemoryVectorStore, tmp_path: Path
+) -> None:
+    load(fake_services, tmp_path)
+    expected = leadtime_answer(fake_services)
+    fake_services.retrieval.caches.clear()  # as a new process starts
+    fake_store.down = True
+    calls_before = len(fake_store.calls)
+    assert leadtime_answer(fake_services) == expected != []
+    assert fake_store.calls[calls_before:] == []
 
 
 def test_a_failed_write_leaves_nothing_partially_written(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from services.retrieval.caches import Payload, RetrievalCaches
+from services.retrieval.caches import Payload, RetrievalCaches, TenantBlock
 from services.retrieval.ranking import Candidate
 
 
@@ -125,7 +125,7 @@ def test_a_view_of_table_positions_holds_the_rows_a_view_of_their_ids_holds():
         table_key=("v1", "T000", 1),
         table_ids=ids,
         selected=selected,
-        dimension=64,
+        load=lambda: TenantBlock(dimension=64),
         fetch=fetch,
     )
     by_ids = caches.view("v1", "T000", block, [ids[i] for i in selected])
@@ -137,7 +137,7 @@ def test_a_view_of_table_positions_holds_the_rows_a_view_of_their_ids_holds():
         table_key=("v1", "T000", 1),
         table_ids=ids,
         selected=selected,
-        dimension=64,
+        load=lambda: TenantBlock(dimension=64),
         fetch=fetch,
     )
     assert again is view and again_block is block
@@ -148,7 +148,7 @@ def test_a_view_of_table_positions_holds_the_rows_a_view_of_their_ids_holds():
         table_key=("v1", "T000", 2),
         table_ids=ids,
         selected=selected,
-        dimension=64,
+        load=lambda: TenantBlock(dimension=64),
         fetch=fetch,
     )[1]
     assert other.fingerprint != view.fingerprint  # another generation of the chunk list
