@@ -15,6 +15,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from services.language.sentences import looks_like_instruction
+from services.memory import statements
 from services.memory.topics import (
     CUSTOMER_PREFERENCES,
     CUSTOMER_PROFILE,
@@ -81,7 +82,7 @@ INSPECTION = re.compile(
 SPEC = re.compile(
     r"(±\s?\d|公差|tolerance|Ra\s?\d|粗糙度|硬度|HRC\s?\d|HV\s?\d|熱處理|热处理|heat[- ]treat|"
     r"表面處理|表面处理|電鍍|电镀|鍍鋅|镀锌|陽極|阳极|anodi[sz]|plating|passivat|鈍化|钝化|"
-    r"螺紋|螺纹|thread|\d+(?:\.\d+)?\s?(?:mm|µm|μm|um)(?![A-Za-z])|圖面|图面|drawing)",
+    r"螺紋|螺纹|thread|\d+(?:\.\d+)?\s?(?:mm|µm|μm|um)(?![A-Za-z]))",
     _I,
 )
 PREFERENCE = re.compile(
@@ -125,7 +126,15 @@ _ENGLISH_STOP = re.compile(
     r"(?<!\bSt)\.(?!\d)"
 )
 
-SINGLE_VALUED_KINDS = frozenset({"material", "quantity", "lead_time"})
+# The slot a material is named in, when the value is not a grade the pattern above knows
+# ("the material is Inconel 718", 「材料改為黃銅」): the value is what follows the copula.
+MATERIAL_SLOT = re.compile(
+    r"(?:\bmaterial\b|材質|材质|材料)\s*(?:now\s+)?(?:(?:is|should be|will be|must be|changes to|"
+    r"changed to|to)\b|[:：]|為|为|是|改為|改为|改成|改用)\s*(?P<value>[^,;，；]{2,40})",
+    _I,
+)
+
+SINGLE_VALUED_KINDS = frozenset({"material", "quantity", "lead_time", "currency", "payment"})
 
 
 def classify(clause: str) -> list[str]:
@@ -154,6 +163,8 @@ def sentences(text: str) -> list[tuple[str, bool]]:
     """(sentence, is_question) pairs; decimal points and thousands separators stay inside."""
     found: list[tuple[str, bool]] = []
     for line in text.splitlines():
+        if statements.is_header(line):
+            continue  # 'Subject: RFQ …' names the message; the body says what is wanted
         for part in _SENTENCE.findall(line):
             for piece in _ENGLISH_STOP.split(part):
                 stripped = piece.strip()
@@ -163,7 +174,18 @@ def sentences(text: str) -> list[tuple[str, bool]]:
 
 
 def clauses(sentence: str) -> list[str]:
-    return [LEADING_FILLER.sub("", c).strip() for c in _CLAUSE_SPLIT.split(sentence) if c.strip()]
+    """The sentence cut at commas and semicolons; a fragment that only rejects the old value
+    ('…SUS420J2, not 17-4PH', 「…改用美元，不再用歐元」) stays with the clause it corrects."""
+    found: list[str] = []
+    for piece in _CLAUSE_SPLIT.split(sentence):
+        clause = LEADING_FILLER.sub("", piece).strip()
+        if not clause:
+            continue
+        if found and statements.rejects(clause):
+            found[-1] = f"{found[-1]}, {clause}"
+        else:
+            found.append(clause)
+    return found
 
 
 def third_person(fact: str, author: str) -> str:
@@ -261,7 +283,7 @@ class OfflineExtractor:
             forgotten = FORGET.match(sentence)
             if forgotten:
                 rest = sentence[forgotten.end() :].strip()
-                kind = ",".join(classify(rest)) or "instruction"
+                kind = ",".join(slot_kinds(rest)) or "instruction"
                 if rest:
                     fact = ExtractedFact(
                         topic=EXPLICIT_INSTRUCTIONS, kind=kind, fact=rest, event_index=index
@@ -280,33 +302,52 @@ class OfflineExtractor:
         if question and not re.search(r"\d", sentence):
             return [], []  # a question asks; it states nothing worth remembering
         found: list[ExtractedFact] = []
+        forget: list[ExtractedFact] = []
         for clause in clauses(sentence):
+            if not question and statements.cancels(clause):
+                forget.extend(_cancellation(clause, enabled, index))
+                continue
             found.extend(self._clause(clause, enabled, index, zh=zh))
-        return found, []
+        return found, forget
 
     def _clause(
         self, clause: str, enabled: dict[str, Topic], index: int, *, zh: bool
     ) -> list[ExtractedFact]:
         if len(clause) < 3 or (QUESTION_START.match(clause) and not re.search(r"\d", clause)):
             return []
+        if statements.moves_document(clause):
+            return []  # "attached is the drawing", 「圖面已轉給工程」: where a file went
+
+        def fact(topic: str, kind: str, text: str = clause) -> list[ExtractedFact]:
+            return [ExtractedFact(topic=topic, kind=kind, fact=text, event_index=index)]
+
         for topic in enabled.values():
             if not topic.managed and any(k.lower() in clause.lower() for k in topic.keywords):
-                return [
-                    ExtractedFact(topic=topic.label, kind="custom", fact=clause, event_index=index)
-                ]
+                return fact(topic.label, "custom")
+        task_enabled = KEY_TASK_DETAILS in enabled
+        general = statements.standing(clause) or not task_enabled
+        valued = _names_task_values(clause)
         if CUSTOMER_PREFERENCES in enabled and PREFERENCE.search(clause):
-            return [
-                ExtractedFact(
-                    topic=CUSTOMER_PREFERENCES, kind="preference", fact=clause, event_index=index
-                )
-            ]
-        if CUSTOMER_PROFILE in enabled and PROFILE.search(clause):
-            return [
-                ExtractedFact(
-                    topic=CUSTOMER_PROFILE, kind="profile", fact=clause, event_index=index
-                )
-            ]
-        if KEY_TASK_DETAILS not in enabled:
+            return fact(CUSTOMER_PREFERENCES, "preference")
+        commercial = statements.commercial_kind(clause)
+        if commercial is not None:
+            if general and CUSTOMER_PREFERENCES in enabled and not statements.one_off(clause):
+                return fact(CUSTOMER_PREFERENCES, commercial)
+            if task_enabled:
+                return fact(KEY_TASK_DETAILS, commercial)
+        if CUSTOMER_PROFILE in enabled and (
+            PROFILE.search(clause) or (statements.about_speaker(clause) and not valued)
+        ):
+            return fact(CUSTOMER_PROFILE, statements.profile_kind(clause))
+        if (
+            CUSTOMER_PREFERENCES in enabled
+            and general
+            and not valued
+            and statements.requires(clause)
+            and not statements.one_off(clause)
+        ):
+            return fact(CUSTOMER_PREFERENCES, "requirement")  # "every lot needs a CoC"
+        if not task_enabled:
             return []
         return self._task_details(clause, index, zh=zh)
 
@@ -318,19 +359,12 @@ class OfflineExtractor:
                 ExtractedFact(topic=KEY_TASK_DETAILS, kind=kind, fact=fact, event_index=index)
             )
 
-        material = MATERIAL.search(clause) or MATERIAL_WORDS.search(clause)
-        quantity = QUANTITY_NAMED.search(clause)
-        amount = quantity.group(2) if quantity else None
-        unit_match = QUANTITY.search(clause)
-        if unit_match and amount is None:
-            amount = unit_match.group(1)
-        unit = unit_match.group(2) if unit_match else ("件" if zh else "pcs")
+        material = _material(clause)
+        amount, unit = _amount(clause)
+        unit = unit or ("件" if zh else "pcs")
         other = [k for k in classify(clause) if k not in ("material", "quantity")]
         if material:
-            add(
-                "material",
-                f"材質為 {material.group(1)}" if zh else f"Material: {material.group(1)}",
-            )
+            add("material", f"材質為 {material}" if zh else f"Material: {material}")
         if amount:
             add("quantity", f"數量 {amount} {unit}" if zh else f"Quantity: {amount} {unit}")
         for kind in ("lead_time", "inspection", "spec", "part"):
@@ -341,6 +375,57 @@ class OfflineExtractor:
             add(kind, clause)
             break
         return found
+
+
+def _amount(clause: str) -> tuple[str | None, str | None]:
+    """The quantity a clause states, and its unit. In a change ("from 1,200 to 3,000 pcs",
+    「從 1,200 片改成 3,000 片」) the last amount counted is the new one."""
+    counted = list(QUANTITY.finditer(clause))
+    if counted and statements.states_change(clause):
+        return counted[-1].group(1), counted[-1].group(2)
+    named = QUANTITY_NAMED.search(clause)
+    unit = counted[0].group(2) if counted else None
+    if named:
+        return named.group(2), unit
+    return (counted[0].group(1), unit) if counted else (None, None)
+
+
+def _material(clause: str) -> str | None:
+    """A material grade the pattern knows, else the value of a 'material is …' slot."""
+    known = MATERIAL.search(clause) or MATERIAL_WORDS.search(clause)
+    if known:
+        return known.group(1)
+    slot = MATERIAL_SLOT.search(clause)
+    if slot is None or statements.rejects(slot.group("value")):
+        return None
+    value = slot.group("value").strip(" .。")
+    return value if re.search(r"[A-Za-z0-9\u4e00-\u9fff]", value) else None
+
+
+def slot_kinds(text: str) -> list[str]:
+    """The kinds a 'forget' or a cancellation aims at: task details and commercial terms."""
+    commercial = statements.commercial_kind(text)
+    return [*classify(text), *([commercial] if commercial else [])]
+
+
+def _names_task_values(clause: str) -> bool:
+    """Whether the clause carries one order's values (a quantity, a date, a part number), which
+    make it a task detail rather than a description of the customer or a standing rule."""
+    kinds = set(classify(clause))
+    if "lead_time" in kinds and not (re.search(r"\d", clause) or URGENCY.search(clause)):
+        kinds.discard("lead_time")  # "each delivery needs …" names deliveries, not a date
+    return bool(kinds & {"quantity", "lead_time", "part", "material"})
+
+
+def _cancellation(clause: str, enabled: dict[str, Topic], index: int) -> list[ExtractedFact]:
+    """'The net 60 term is cancelled', 「不需要 RoHS 報告了」: a request to forget what it names.
+    It acts like an explicit 'forget' and goes with that topic (or the first one enabled)."""
+    order = (EXPLICIT_INSTRUCTIONS, KEY_TASK_DETAILS, CUSTOMER_PREFERENCES, CUSTOMER_PROFILE)
+    topic = next((t for t in order if t in enabled), None)
+    if topic is None:
+        return []
+    kind = ",".join(slot_kinds(clause)) or "instruction"
+    return [ExtractedFact(topic=topic, kind=kind, fact=clause, event_index=index)]
 
 
 class _ExampleSentences:

@@ -80,7 +80,7 @@ def extract(text: str, *, topics=MANAGED_TOPICS, author="customer", **kw) -> lis
                 ("key_task_details", "lead_time", "We need 500 pieces by March 3"),
             ],
         ),
-        ("Our buyer is Ms. Chen.", [("customer_profile", "profile", "Our buyer is Ms. Chen")]),
+        ("Our buyer is Ms. Chen.", [("customer_profile", "contact", "Our buyer is Ms. Chen")]),
         (
             "我們習慣用木箱出貨。",
             [("customer_preferences", "preference", "我們習慣用木箱出貨")],
