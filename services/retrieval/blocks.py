@@ -53,7 +53,7 @@ from services.retrieval.vectorstore import VectorStore
 
 log = logging.getLogger(__name__)
 
-FORMAT = 1
+FORMAT = 2  # 2: texts as raw UTF-8 files beside their ends
 
 
 def _analysis() -> str:
@@ -228,7 +228,8 @@ def _read(directory: Path) -> TenantBlock:
 
     def array(name: str) -> Any:
         # Read whole, not memory-mapped: every slice of a np.memmap goes through its Python
-        # __getitem__ (~7 µs measured per text read), and a block is read by every query.
+        # __getitem__ (~7 µs measured per text read), and each mapping keeps a file descriptor
+        # open for as long as its tenant's block is cached (a dozen per block).
         return np.load(directory / f"{name}.npy")
 
     def postings(name: str) -> sp.csc_array:
