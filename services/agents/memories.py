@@ -25,6 +25,7 @@ from services.language.glossary import label
 from services.llm.ports import ModelUsage
 from services.memory.bank import MemoryBank, OfferOutcome, RecalledMemory
 from services.memory.offers import Offer, OfferView
+from services.memory.topics import KEY_TASK_DETAILS
 from services.memory.types import Author, ConversationEvent, GenerateResult, Memory
 from services.records.directory import Directory
 from services.records.knowledge import KnowledgeStore
@@ -139,6 +140,9 @@ class RunMemories:
             )
         except Exception as exc:
             return [], (_failed("recall", exc),)
+        if any(item.memory.topic == KEY_TASK_DETAILS for item in recalled):
+            own = self._bank.task_events(tenant_id=principal.tenant_id, task_id=state.task_id)
+            recalled = [item for item in recalled if _about_this_task(item, state, own)]
         memories = [_input(item) for item in recalled]
         if not memories:
             return [], ()
@@ -266,6 +270,19 @@ def _input(item: RecalledMemory) -> InputMemory:
         fact=memory.fact,
         source_event=_source_event(source.kind, source.event_id) if source else None,
     )
+
+
+def _about_this_task(item: RecalledMemory, state: TaskState, own: frozenset[str]) -> bool:
+    """Key task details are the milestones and requirements of one enquiry. Those the author's
+    or the customer's scope kept from another task's events («客戶確定要 7 日內交貨» from Q48's
+    supplement) say nothing about this task and must not raise its searches; profiles,
+    preferences and instructions of the customer or the author carry over."""
+    if item.memory.topic != KEY_TASK_DETAILS:
+        return True
+    if dict(item.memory.scope) == {"task_id": state.task_id}:
+        return True
+    source = item.memory.source
+    return source is not None and source.event_id in own
 
 
 def _used(item: RecalledMemory) -> dict[str, Any]:

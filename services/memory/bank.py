@@ -463,6 +463,12 @@ class MemoryBank:
                 session, tenant_id=tenant_id, task_id=task_id, statuses=statuses, limit=limit
             )
 
+    def task_events(self, *, tenant_id: str, task_id: str) -> frozenset[str]:
+        """The events runs of this task offered (system: recall tells its task's memories
+        from those another task left in the author's or the customer's scope)."""
+        with self._db.read() as session:
+            return offers.events_of_task(session, tenant_id=tenant_id, task_id=task_id)
+
     def fulfil(self, principal: Principal, offer: OfferView) -> GenerateResult | None:
         """Generate an owed offer as `principal` (its actor); None if it was done meanwhile.
 

@@ -160,6 +160,14 @@ def pending(
     return [view(row) for row in rows]
 
 
+def events_of_task(session: Session, *, tenant_id: str, task_id: str) -> frozenset[str]:
+    """Every conversation event a run of this task offered the bank, generated or not."""
+    query = select(MemoryOfferRow.event_id).where(
+        MemoryOfferRow.tenant_id == tenant_id, MemoryOfferRow.task_id == task_id
+    )
+    return frozenset(session.scalars(query.distinct()))
+
+
 def view(row: MemoryOfferRow) -> OfferView:
     return OfferView(
         id=row.id,

@@ -11,6 +11,7 @@ from services.memory.config import ConfigDefaults, MemoryConfig
 from services.memory.consolidate import Consolidator
 from services.memory.extract_offline import OfflineExtractor
 from services.memory.types import MemoryPolicy
+from services.memory.vectors import RememberingEmbedder
 from services.retrieval.embedders import Embedder
 from services.settings import Settings
 
@@ -38,6 +39,7 @@ def build_memory_bank(
     extractor: Extractor | None = None,
 ) -> MemoryBank:
     defaults = config_defaults(settings)
+    embedder = RememberingEmbedder(embedder)  # the same memories are compared run after run
     if extractor is None:
         extractor = _extractor(settings, genai_client, embedder)
     consolidator: Consolidator | None = None

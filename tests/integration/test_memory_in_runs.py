@@ -119,6 +119,24 @@ def test_the_next_resume_recalls_the_memories_as_inference_and_no_claim_cites_th
     assert cited and not cited & refs
 
 
+def test_task_details_another_task_left_in_the_authors_scope_are_not_recalled(services, tmp_path):
+    corpus = scenario_corpus()
+    [task] = corpus["tasks"]
+    corpus["tasks"].append({**task, "task_id": "Q43"})
+    services.importer.import_file(write_corpus(tmp_path / "two.json", corpus))
+    sales = principal(services, "a.sales")
+    other = services.runs.enqueue(sales, "Q43", supplement="客戶確定要 7 日內交貨。")
+    services.worker.drain(other.run_id)
+    # The other task's detail is in a.sales's own scope, a candidate for any of their tasks.
+    assert any("7 日內交貨" in f for f in facts(services, {"user_id": "a.sales"}))
+    resume_q42(services)
+    run = resume_q42(services, supplement="請接著處理。")
+    [recalled] = events_of(services, run, "memories_recalled")
+    used = [m["fact"] for m in recalled.payload["memories"]]
+    assert "客戶確認需要特殊檢驗" in used  # Q42's own detail, from its task and author scopes
+    assert not any("7 日內交貨" in fact for fact in used)
+
+
 def test_a_task_with_a_customer_remembers_for_the_customer_and_hides_it_from_others(
     services, tmp_path
 ):
