@@ -490,6 +490,8 @@ SYSTEM = {
     "tasks.mark_hold": "inside the retention service's hold unit of work (row given)",
     "memories.extractor_name": "configuration read (which extractor runs)",
     "memories.models": "configuration read (which models the bank uses)",
+    "memories.task_events": "runs: the event ids this task's runs offered, to tell the task's "
+    "own key details in a shared scope from another task's (tenant and task from the run)",
     "memories.owed": "worker and runs: offers still to generate, each then fulfilled only by "
     "its own actor",
     "accounts.*": "login and the CLI's account management: before any principal exists",
