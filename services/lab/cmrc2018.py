@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from services.core.errors import InvalidInput
 
@@ -147,46 +148,78 @@ def select_questions(passages: list[Passage], count: int) -> list[Selected]:
 def corpus(passages: list[Passage], *, split: bool) -> dict[str, Any]:
     """corpus@1: one tenant, one approved fact document per passage. With `split`, every second
     passage is readable only by `role:engineer`."""
-    users = [
-        _user(SALES_USER, "CMRC sales user", "sales"),
-        _user(ENGINEER_USER, "CMRC engineer", "engineer"),
-        _user(OWNER_USER, "CMRC knowledge owner", "knowledge_owner"),
-    ]
+    return passage_corpus(
+        passages,
+        split=split,
+        tenant_name="CMRC 2018 dev (Chinese Wikipedia passages)",
+        language="zh-Hans",
+        users=[
+            (SALES_USER, "CMRC sales user", "sales"),
+            (ENGINEER_USER, "CMRC engineer", "engineer"),
+            (OWNER_USER, "CMRC knowledge owner", "knowledge_owner"),
+        ],
+    )
+
+
+class Readable(Protocol):
+    """A passage as a corpus document (CMRC's and SQuAD's passages alike)."""
+
+    @property
+    def passage_id(self) -> str: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def context(self) -> str: ...
+    @property
+    def engineer_only_in_split(self) -> bool: ...
+
+
+def passage_corpus(
+    passages: Sequence[Readable],
+    *,
+    split: bool,
+    tenant_name: str,
+    language: str,
+    users: Sequence[tuple[str, str, str]],
+    tenant: str = TENANT,
+) -> dict[str, Any]:
+    """corpus@1 of a public dataset: one tenant, one approved fact document per passage, the
+    users as (user id, display name, role); with `split`, every second passage is readable only
+    by `role:engineer`."""
     documents = [
         {
             "document_id": p.passage_id,
             "version": 1,
-            "tenant_id": TENANT,
+            "tenant_id": tenant,
             "doc_type": "note",
             "knowledge_class": "fact",
             "status": "approved",
             "valid_from": VALID_FROM,
             "valid_to": None,
             "acl": ENGINEER_ACL if split and p.engineer_only_in_split else READABLE_ACL,
-            "language": "zh-Hans",
+            "language": language,
             "title": p.title,
             "body": p.context,
             "customer_id": None,
-            "approved_by": OWNER_USER,
+            "approved_by": next(u for u, _, role in users if role == "knowledge_owner"),
         }
         for p in passages
     ]
     return {
         "schema_version": "corpus@1",
-        "tenants": [{"tenant_id": TENANT, "name": "CMRC 2018 dev (Chinese Wikipedia passages)"}],
-        "users": users,
+        "tenants": [{"tenant_id": tenant, "name": tenant_name}],
+        "users": [
+            {
+                "user_id": user_id,
+                "tenant_id": tenant,
+                "display_name": name,
+                "roles": [role],
+                "grants": [],
+            }
+            for user_id, name, role in users
+        ],
         "documents": documents,
         "tasks": [],
-    }
-
-
-def _user(user_id: str, name: str, role: str) -> dict[str, Any]:
-    return {
-        "user_id": user_id,
-        "tenant_id": TENANT,
-        "display_name": name,
-        "roles": [role],
-        "grants": [],
     }
 
 

@@ -27,14 +27,12 @@ from services.lab.cmrc2018 import (
     ENGINEER_USER,
     OWNER_USER,
     SALES_USER,
-    VALID_FROM,
     K,
+    passage_corpus,
 )
 
 TENANT = "SQUAD2"
 __all__ = ["TENANT", "USER", "K", "Passage", "Question", "corpus", "golden", "impossible_golden"]
-READABLE_ACL = ["tenant"]
-ENGINEER_ACL = ["role:engineer"]
 
 
 @dataclass(frozen=True)
@@ -115,50 +113,25 @@ def _question(qa: Any, where: str, context: str) -> Question:
 def corpus(passages: list[Passage], *, split: bool) -> dict[str, Any]:
     """corpus@1: one tenant, one approved fact document per passage; with `split`, every second
     passage is readable only by `role:engineer`."""
-    users = [
-        _user(SALES_USER, "SQuAD sales user", "sales"),
-        _user(ENGINEER_USER, "SQuAD engineer", "engineer"),
-        _user(OWNER_USER, "SQuAD knowledge owner", "knowledge_owner"),
-    ]
-    documents = [
-        {
-            "document_id": p.passage_id,
-            "version": 1,
-            "tenant_id": TENANT,
-            "doc_type": "note",
-            "knowledge_class": "fact",
-            "status": "approved",
-            "valid_from": VALID_FROM,
-            "valid_to": None,
-            "acl": ENGINEER_ACL if split and p.engineer_only_in_split else READABLE_ACL,
-            "language": "en",
-            "title": p.title,
-            "body": p.context,
-            "customer_id": None,
-            "approved_by": OWNER_USER,
-        }
-        for p in passages
-    ]
-    return {
-        "schema_version": "corpus@1",
-        "tenants": [{"tenant_id": TENANT, "name": "SQuAD 2.0 dev (English Wikipedia passages)"}],
-        "users": users,
-        "documents": documents,
-        "tasks": [],
-    }
+    return passage_corpus(
+        passages,
+        split=split,
+        tenant=TENANT,
+        tenant_name="SQuAD 2.0 dev (English Wikipedia passages)",
+        language="en",
+        users=[
+            (_squad(SALES_USER), "SQuAD sales user", "sales"),
+            (_squad(ENGINEER_USER), "SQuAD engineer", "engineer"),
+            (_squad(OWNER_USER), "SQuAD knowledge owner", "knowledge_owner"),
+        ],
+    )
 
 
-def _user(user_id: str, name: str, role: str) -> dict[str, Any]:
-    return {
-        "user_id": user_id.replace("cmrc.", "squad."),
-        "tenant_id": TENANT,
-        "display_name": name,
-        "roles": [role],
-        "grants": [],
-    }
+def _squad(user_id: str) -> str:
+    return user_id.replace("cmrc.", "squad.")
 
 
-USER = SALES_USER.replace("cmrc.", "squad.")
+USER = _squad(SALES_USER)
 
 
 def golden(passages: list[Passage], *, split: bool) -> dict[str, Any]:
