@@ -158,18 +158,30 @@ def _forget(
             hits.append(candidate)
             live.remove(candidate)
             result.steps.append(
-                Step(
-                    action="delete",
-                    fact=item,
-                    memory_id=candidate.memory_id,
-                    previous=candidate.fact,
-                    target=candidate.planned,
-                    similarity=score,
-                    reason="asked to forget",
-                )
+                _on(candidate, "delete", item, similarity=score, reason="asked to forget")
             )
     if not hits:
         result.steps.append(Step(action="unchanged", fact=item, reason="nothing to forget matched"))
+
+
+def _on(
+    candidate: Candidate,
+    action: Literal["update", "delete", "unchanged"],
+    fact: ExtractedFact,
+    *,
+    similarity: float,
+    reason: str,
+) -> Step:
+    """A step about an existing (or planned) memory: what it said, where it stands."""
+    return Step(
+        action=action,
+        fact=fact,
+        memory_id=candidate.memory_id,
+        previous=candidate.fact,
+        target=candidate.planned,
+        similarity=similarity,
+        reason=reason,
+    )
 
 
 def _named_target(text: str, live: list[Candidate], scores: dict[int, float]) -> Candidate | None:
@@ -235,15 +247,7 @@ def _place(
     for candidate in same_topic:
         if normalise(candidate.fact) == key:
             result.steps.append(
-                Step(
-                    action="unchanged",
-                    fact=fact,
-                    memory_id=candidate.memory_id,
-                    previous=candidate.fact,
-                    target=candidate.planned,
-                    similarity=1.0,
-                    reason="already remembered",
-                )
+                _on(candidate, "unchanged", fact, similarity=1.0, reason="already remembered")
             )
             return
     vector = embed([fact.fact])[0]
@@ -258,12 +262,10 @@ def _place(
         )
         if comparable and _repeats(fact.fact, candidate, score, threshold):
             result.steps.append(
-                Step(
-                    action="unchanged",
-                    fact=fact,
-                    memory_id=candidate.memory_id,
-                    previous=candidate.fact,
-                    target=candidate.planned,
+                _on(
+                    candidate,
+                    "unchanged",
+                    fact,
                     similarity=score,
                     reason=f"says again ({score:.2f}) what is remembered",
                 )
@@ -295,17 +297,7 @@ def _place(
         result.steps.append(Step(action="create", fact=fact, reason="new information"))
         return
     score, candidate = chosen
-    result.steps.append(
-        Step(
-            action="update",
-            fact=fact,
-            memory_id=candidate.memory_id,
-            previous=candidate.fact,
-            target=candidate.planned,
-            similarity=score,
-            reason=reason,
-        )
-    )
+    result.steps.append(_on(candidate, "update", fact, similarity=score, reason=reason))
     candidate.fact = fact.fact
     candidate.history = (fact.fact, *candidate.history)
     if candidate.vectors is not None:
