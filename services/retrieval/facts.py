@@ -92,11 +92,26 @@ _CLAUSE_END = re.compile(r"[，。．;；:：、\n（）()「」【】\[\]]|,(?!
 _STATEMENT_END = re.compile(r"\s*(?:[/／]\S{1,3})?\s*(?:$|[，,。．.;；:：、!！?？)）\]」\n])")
 MIN_CJK_CHARS = 4
 MIN_WORDS = 2
+# What links an attribute to its value or bounds it — copulas, modals and comparatives (不得超過,
+# 最長, "no more than") — is not part of the attribute: 「放置時間不得超過 24 小時」 and
+# 「放置時間為 48 小時」 state the same attribute.
 _COPULA_TAIL = re.compile(
-    r"(?:\s|為|为|是|約|约|達|达|需|須|须|應|应|不超過|不超过|至少|最多|最少|以|=|"
+    r"(?:\s|為|为|是|約|约|達|达|需|須|须|應|应|得|不|超過|超过|高於|高于|低於|低于|大於|大于|小於|小于|"
+    r"多於|多于|少於|少于|至少|至多|最多|最少|最長|最长|最短|最高|最低|以|=|"
     r"\bis\b|\bare\b|\bof\b|\bbe\b|\bmust not exceed\b|\bmust\b|\bexceed\b|\bnot\b|\babout\b|"
-    r"\bapproximately\b|\bat least\b|\bat most\b|\bup to\b|\bfor\b)+$"
+    r"\bapproximately\b|\bat least\b|\bat most\b|\bup to\b|\bfor\b|\bwithin\b|\bno\b|"
+    r"\b(?:more|less|fewer|later|earlier|older|longer|shorter|greater) than\b|\bshall\b|\bmay\b)+$"
 )
+# 「承攬人應於接獲通知後 48 小時內派員到場」: a time limit followed by what must happen within it.
+# The attribute is the event the limit counts from (after the preposition that introduces it,
+# 於／在) and the action (「接獲通知後…派員到場」, not 「…處理」): who must act is left out, as two
+# documents stating one duty name the party differently (承攬人, 供應商).
+_WITHIN = re.compile(
+    rf"\s*(?:以內|以内|之內|之内|內|内)(?P<action>[{text_analysis.CJK}]{{2,12}})"
+    r"(?=\s*(?:$|[，,。．.;；:：、!！?？)）\]」\n]))"
+)
+_FRAME = re.compile("[於于在]")
+_TIME_UNITS = frozenset({"working_day", "day", "hour", "minute", "week", "month", "year"})
 
 
 @dataclass(frozen=True)
@@ -124,11 +139,15 @@ def extract_facts(text: str) -> list[Fact]:
         unit = _CURRENCIES.get(match.group("cur") or "") or _UNITS.get(match.group("unit") or "")
         if unit is None:
             continue
+        action = ""
         if not _STATEMENT_END.match(masked, match.end()):
-            continue  # 「每 20 件抽測一次」: the quantity is inside a longer predicate, not a value
+            within = _WITHIN.match(masked, match.end()) if unit in _TIME_UNITS else None
+            if within is None:
+                continue  # 「每 20 件抽測一次」: the quantity is inside a longer predicate
+            action = _clean(within.group("action"))
         # The attribute keeps its identifiers (「A6061-T6 硬陽極膜厚」); only the quantity search
         # needs them masked.
-        attribute = _attribute(dated, match.start())
+        attribute = _attribute(dated, match.start(), frame_only=bool(action)) + action
         if not _specific(attribute):
             continue
         facts.append(
@@ -185,10 +204,15 @@ def _specific(attribute: str) -> bool:
     return cjk >= MIN_CJK_CHARS or (cjk == 0 and len(attribute.split()) >= MIN_WORDS)
 
 
-def _attribute(masked: str, position: int) -> str:
+def _attribute(masked: str, position: int, *, frame_only: bool = False) -> str:
+    """The phrase before the quantity in its clause (or the label before a colon); with
+    `frame_only`, only what follows the clause's last 於／在 (the time frame, not who acts)."""
     clause_start = 0
     for match in _CLAUSE_END.finditer(masked, 0, position):
         clause_start = match.end()
+    if frame_only:
+        for match in _FRAME.finditer(masked, clause_start, position):
+            clause_start = match.end()
     phrase = _clean(masked[clause_start:position])
     if not phrase and clause_start > 0 and masked[clause_start - 1] in ":：":
         # "交期：12 日" — the label before the colon is the attribute.

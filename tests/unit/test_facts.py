@@ -31,6 +31,47 @@ def test_a_quantity_ending_its_clause_is_a_fact_about_the_phrase_before_it(
     assert (got_unit, got_value) == (unit, value)
 
 
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        # a contractor's warranty terms (Traditional) and a machining shop's SOP
+        ("緊急故障：承攬人應於接獲通知後48小時內派員到場。", "供應商應於接獲通知後24小時內派員到場。"),
+        # a pharmaceutical cleaning SOP (Simplified)
+        ("压片结束后，须在24小时内完成清洁。", "生产结束后须在48小时内完成清洁。"),
+    ],
+)
+def test_a_time_limit_with_the_action_after_it_is_a_fact_about_that_action(
+    left: str, right: str
+) -> None:
+    (a,), (b,) = extract_facts(left), extract_facts(right)
+    assert a.unit == b.unit == "hour"
+    assert conflicting(a, b)
+
+
+def test_the_action_a_time_limit_governs_tells_facts_apart() -> None:
+    """「到場後 8 小時內提出報告」 is not the time to be on site."""
+    facts = extract_facts("供應商應於接獲通知後24小時內派員到場，並於到場後8小時內提出初步處理報告。")
+    on_site = extract_facts("承攬人應於接獲通知後48小時內派員到場。")[0]
+    assert [conflicting(f, on_site) for f in facts] == [True, False]
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        ("脏设备放置时间不得超过24小时。", "脏设备放置时间为48小时。"),  # pharma (Simplified)
+        ("每箱重量不超過 15 公斤。", "每箱重量最多 20 公斤。"),  # packing SOP (Traditional)
+        (
+            "Goods shall carry a date code no older than 36 months.",
+            "Goods shall carry a date code of 24 months.",
+        ),
+    ],
+)
+def test_a_bound_on_the_value_is_not_part_of_the_attribute(left: str, right: str) -> None:
+    (a,), (b,) = extract_facts(left), extract_facts(right)
+    assert a.attribute == b.attribute
+    assert conflicting(a, b)
+
+
 def test_a_label_before_a_colon_is_the_attribute() -> None:
     attribute, unit, value = _one("固定座單價：NT$ 142。")
     assert (unit, value) == ("TWD", "142")
@@ -44,7 +85,9 @@ def test_a_label_before_a_colon_is_the_attribute() -> None:
         "適用 SUS304、SUS316L 材料。",  # nor are the digits of a part number
         "量產中每 20 件抽測一次。",  # the quantity sits inside a longer predicate
         "溫度 40 至 60°C。",  # 「溫度」 alone names nothing specific
-        "工程部應於 2 個工作日內回覆。",
+        "量測後 3 日內。",  # a time limit with no action after it, and no attribute before
+        "每批抽樣 5 件內含不良品即判退。",  # 「內」 after a count is not a time limit
+        "工程部應於 2 個工作日內回覆。",  # 「回覆」 alone names nothing specific
     ],
 )
 def test_what_is_not_a_fact(sentence: str) -> None:
