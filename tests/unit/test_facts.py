@@ -34,8 +34,11 @@ def test_a_quantity_ending_its_clause_is_a_fact_about_the_phrase_before_it(
 @pytest.mark.parametrize(
     ("left", "right"),
     [
-        # a contractor's warranty terms (Traditional) and a machining shop's SOP
-        ("緊急故障：承攬人應於接獲通知後48小時內派員到場。", "供應商應於接獲通知後24小時內派員到場。"),
+        # a construction contract and a purchase order (Traditional)
+        (
+            "緊急故障：承攬人應於接獲通知後48小時內派員到場。",
+            "供應商應於接獲通知後24小時內派員到場。",
+        ),
         # a pharmaceutical cleaning SOP (Simplified)
         ("压片结束后，须在24小时内完成清洁。", "生产结束后须在48小时内完成清洁。"),
     ],
@@ -50,7 +53,9 @@ def test_a_time_limit_with_the_action_after_it_is_a_fact_about_that_action(
 
 def test_the_action_a_time_limit_governs_tells_facts_apart() -> None:
     """「到場後 8 小時內提出報告」 is not the time to be on site."""
-    facts = extract_facts("供應商應於接獲通知後24小時內派員到場，並於到場後8小時內提出初步處理報告。")
+    facts = extract_facts(
+        "供應商應於接獲通知後24小時內派員到場，並於到場後8小時內提出初步處理報告。"
+    )
     on_site = extract_facts("承攬人應於接獲通知後48小時內派員到場。")[0]
     assert [conflicting(f, on_site) for f in facts] == [True, False]
 
