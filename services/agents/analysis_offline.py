@@ -195,7 +195,10 @@ def _need_claims(
 
 def _answering(need: Need, evidence: dict[str, InputEvidence]) -> list[tuple[InputEvidence, str]]:
     """The need's eligible spans (ranked) that answer it, each with the text a claim quotes:
-    every span naming the need's topic, else the top-ranked one (retrieval judged it)."""
+    every span naming the need's topic, else the top-ranked one (retrieval judged it). A topic
+    only the task's documents mention is context nobody asked for: it is stated only from spans
+    that name it (a supplier-audit SOP is not the procedure of a special inspection because
+    retrieval ranked it first)."""
     usable: list[tuple[InputEvidence, str]] = []
     for item in (evidence[eid] for eid in need.evidence_ids if eid in evidence):
         if item.knowledge_class not in _CLAIMABLE:
@@ -210,6 +213,8 @@ def _answering(need: Need, evidence: dict[str, InputEvidence]) -> list[tuple[Inp
         if text is not None:
             usable.append((item, text))
     naming = [(item, text) for item, text in usable if names_need(item.quote, need)]
+    if need.source == "mentioned":
+        return naming
     return naming or usable[:1]
 
 

@@ -353,7 +353,8 @@ def search_tries(
     task's own phrase in its language when the name found too little, or found evidence
     written in none of its words (the knowledge is in another language, judged by the
     embedding alone); and, when it found too little, by the name in the words of the evidence
-    found ("cutoff" where the procedures write "cut-off")."""
+    found ("cutoff" where the procedures write "cut-off"). A glossary field searched by both
+    of its Chinese words (保固 保修) that found too little is searched by each alone."""
     queries = [search.need.query]
     tries: list[tuple[str, RetrievalResult]] = []
     while queries:
@@ -373,8 +374,12 @@ def _after_name(
     search: Search, query: str, result: RetrievalResult, documents: Sequence[str]
 ) -> list[str]:
     """What to search for after the name's own search."""
-    if query != search.by_name or result.status == "source_conflict":
+    if result.status == "source_conflict":
         return []  # a conflict is for a person, whatever other words would find
+    if query == search.need.query and search.variants:
+        return list(search.variants) if result.status == "insufficient_evidence" else []
+    if query != search.by_name:
+        return []
     found = [f"{e.title}\n{e.quote}" for e in result.evidence]
     foreign = not speaks(query, found)  # the knowledge is written in another language
     after: list[str] = []

@@ -162,6 +162,9 @@ class Search(BaseModel):
     by_name: str | None = None  # the query made of the field's name
     phrase: str | None = None
     pick: str | None = None
+    # The query with only one of the field's Chinese words (glossary.chinese_forms), tried
+    # when the query with both found too little.
+    variants: tuple[str, ...] = ()
 
 
 def plan_needs(
@@ -334,7 +337,7 @@ def _search(
         answer=answer,
     )
     if key in glossary.GLOSSARY:
-        return Search(need=need)
+        return Search(need=need, variants=_variants(need.query, key) if chinese else ())
     # A field the glossary does not know: the task's own words for it (services.agents.wording).
     words = wording.words_for(key, chinese=chinese)
     return Search(
@@ -342,6 +345,16 @@ def _search(
         by_name=words.name,
         phrase=words.phrase,
         pick=words.pick,
+    )
+
+
+def _variants(query: str, key: str) -> tuple[str, ...]:
+    forms = glossary.chinese_forms(key)
+    words = query.split()
+    return tuple(
+        " ".join(w for w in words if w == form or w not in forms)
+        for form in forms
+        if form in words
     )
 
 

@@ -236,6 +236,17 @@ def search_phrase(key: str, *, chinese: bool | None = None) -> str:
     return " ".join(dict.fromkeys(parts))
 
 
+def chinese_forms(key: str) -> list[str]:
+    """The field's first Traditional and Simplified phrases when they are different words, not
+    one word in two scripts (保固 and 保修, 目的地 and 交貨地點): a document uses one of them, so
+    each is searched on its own when both together find too little."""
+    entry = term(key)
+    if not (entry.zh and entry.hans):
+        return []
+    forms = [entry.zh[0], entry.hans[0]]
+    return forms if len({normalize(f) for f in forms}) == 2 else []
+
+
 def is_identifier(value: str) -> bool:
     """A spec or part number (SUS304, Ti-6Al-4V, PN-7731-B): letters and digits together."""
     text = value.strip()

@@ -224,3 +224,37 @@ def test_a_field_searched_by_the_tasks_own_phrase_is_claimed_where_the_phrase_is
     ids = [item.evidence_id for item in sop]
     decision = analyze([searched("open_deviation_disposition", "未关闭偏差的处理", ids)], sop)
     assert [c.evidence_ids for c in decision.claims] == [["QA-012@2:0-20"]]
+
+
+def _context(key: str, ids: list[str]) -> Need:
+    return Need(
+        key=key,
+        label=key,
+        query=key,
+        required=False,
+        source="mentioned",
+        retrieval_status="ok",
+        evidence_ids=ids,
+    )
+
+
+def test_a_topic_only_the_documents_mention_is_stated_only_from_spans_naming_it():
+    # a pharmaceutical supplier-audit SOP ranked first for 「特殊檢驗」 (its 全检 is a full test)
+    audit = evidence(
+        "SOP-QA-040@2:180-231", "2.1 所有供应商：营业执照、生产许可证，并签订质量协议。"
+    )
+    # a machining shop's SOP that does name the inspection
+    procedure = evidence("SOP-QC-7@1:0-30", "客戶要求特殊檢驗時，應於報價前送工程評估。")
+    decision = analyze(
+        [need("lead_time", ["SOP@2:0-60"]), _context("special_inspection", [audit.evidence_id])],
+        [evidence("SOP@2:0-60", SOP), audit],
+    )
+    assert [c.evidence_ids for c in decision.claims] == [["SOP@2:0-60"]]
+    decision = analyze(
+        [
+            need("lead_time", ["SOP@2:0-60"]),
+            _context("special_inspection", [procedure.evidence_id]),
+        ],
+        [evidence("SOP@2:0-60", SOP), procedure],
+    )
+    assert ["SOP-QC-7@1:0-30"] in [c.evidence_ids for c in decision.claims]

@@ -7,8 +7,9 @@ from datetime import date
 import pytest
 
 from services.agents.gathering import search_tries, standing
-from services.agents.planning import Search
+from services.agents.planning import Search, plan_searches, read_supplement
 from services.contracts.memory_input import Need
+from services.contracts.task_state import TaskState
 from services.retrieval.types import Evidence, RetrievalResult, RetrievalStatus
 
 
@@ -135,3 +136,40 @@ def test_a_conflict_the_name_finds_stands_whatever_other_words_would_find():
     tries = search_tries(wanted, answers, [])
     assert answers.asked == ["dirty hold time"]
     assert standing(tries)[1].status == "source_conflict"
+
+
+def _planned(key: str, supplement: str) -> Search:
+    state = TaskState(tenant_id="T", task_id="T-1", revision=1, status="retrieving", pending=[key])
+    [found] = [
+        s
+        for s in plan_searches(state, read_supplement(state, supplement), supplement, [])
+        if s.need.key == key
+    ]
+    return found
+
+
+@pytest.mark.parametrize(
+    ("supplement", "written"),
+    [
+        ("住戶說漏水變嚴重了，請確認還在不在保固內。", "保固"),  # a Taiwanese contractor
+        ("客户说设备又坏了，请确认是否还在保修期内。", "保修"),  # a mainland service desk
+    ],
+)
+def test_a_field_with_two_chinese_words_is_searched_by_each_when_both_find_too_little(
+    supplement: str, written: str
+) -> None:
+    wanted = _planned("warranty", supplement)
+    assert wanted.need.query.split()[:2] == ["保固", "保修"]
+    clause = span("CT@1:0-20", f"本工程之{written}期間為自驗收合格之日起2年。")
+    answers = Answers({written: ("ok", [clause])})
+    tries = search_tries(wanted, answers, [])
+    assert answers.asked[0] == wanted.need.query
+    assert written in answers.asked[1:]
+    assert standing(tries) == (written, answers(written))
+
+
+def test_both_chinese_words_that_find_enough_are_not_searched_again() -> None:
+    wanted = _planned("warranty", "請確認保固範圍。")
+    answers = Answers({wanted.need.query: ("ok", [span("CT@1:0-9", "保固期間為2年。")])})
+    search_tries(wanted, answers, [])
+    assert answers.asked == [wanted.need.query]
