@@ -84,8 +84,8 @@ def profile(query: str, document_frequency: Callable[[str], int], size: int) -> 
     units: list[str] = []
     df: dict[str, int] = {}
     for unit in query_units(query):
-        frequency = document_frequency(unit)
-        parts = [unit] if frequency or not _CJK.match(unit) or len(unit) < 3 else []
+        count = document_frequency(unit)
+        parts = [unit] if count or not _CJK.match(unit) or len(unit) < 3 else []
         if not parts:
             # A longer Chinese word the knowledge never writes whole (保固期 where it says
             # 保固): its two-character parts that do occur stand for it.
@@ -93,14 +93,19 @@ def profile(query: str, document_frequency: Callable[[str], int], size: int) -> 
             parts = [p for p in parts if document_frequency(p)] or [unit]
         for part in parts:
             if part not in df:
-                df[part] = frequency if part == unit else document_frequency(part)
+                df[part] = count if part == unit else document_frequency(part)
                 units.append(part)
     # A unit no eligible chunk contains weighs the most (IDF at df 0): nothing the principal
     # may read says it, so the rest of the question must be covered all the better.
     weights = {unit: _idf(df[unit], size) for unit in units}
     known = [u for u in units if df[u] > 0]
-    # Only what the principal's knowledge uses can be distinctive.
-    distinctive = max(known, key=lambda u: (weights[u], u)) if known else None
+    # Only what the principal's knowledge uses can be distinctive, and rarity there counts as
+    # much as the word is specific in its language: a procedure rarely writes "inside" or
+    # "put" because of its register, not because they are what the question is about (電鍍 is
+    # rare in both).
+    distinctive = (
+        max(known, key=lambda u: (weights[u] * frequency.informativeness(u), u)) if known else None
+    )
     return QueryProfile(
         query=query,
         weights=weights,

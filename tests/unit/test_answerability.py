@@ -119,6 +119,48 @@ def test_across_scripts_only_the_embedding_rank_can_answer():
     assert not judge("手持量具的校正週期是多久？", english, z=1.2, rank=4).answers
 
 
+@pytest.mark.parametrize(
+    ("knowledge", "query", "distinctive"),
+    [
+        # an equipment-rental desk (English): the procedures write "inside" once, "jobsite" twice
+        (
+            [
+                "Delivery charges within 50 miles of the branch: $185 each way per jobsite.",
+                "A jobsite beyond 50 miles: delivery charges are quoted by the branch.",
+                "Keep the units inside the fenced yard; delivery charges and branch hours posted.",
+                "Damage waiver is 12% of the rental charges.",
+                "Fuel is billed at the pump price.",
+            ],
+            "delivery charge for a jobsite inside 50 miles of the branch",
+            "jobsit",
+        ),
+        # a contractor's site rules (zh-Hant): 「地方」「申請」 once each, 「鑽孔」 twice
+        (
+            [
+                "鑽孔作業禁止於夜間進行，噪音不得超過 50 分貝。",
+                "鑽孔作業前應申請動火許可。",
+                "材料應堆放於指定地方。",
+                "施工日誌每日填寫。",
+                "保固期間為兩年。",
+            ],
+            "鑽孔要在什麼地方申請",
+            "钻孔",
+        ),
+    ],
+)
+def test_the_distinctive_unit_is_rare_in_the_knowledge_and_specific_in_the_language(
+    knowledge: list[str], query: str, distinctive: str
+) -> None:
+    """A word the knowledge's register seldom writes ("inside", 「地方」) is not what a question
+    is about: rarity in the knowledge counts as much as the word is specific in its language."""
+    texts = [text.normalize(t) for t in knowledge]
+    units = [text.TextUnits.of(t) for t in texts]
+    found = answerability.profile(
+        query, lambda u: answerability.document_frequency(u, texts, units), len(texts)
+    )
+    assert found.distinctive == distinctive
+
+
 def test_a_word_no_readable_chunk_uses_weighs_most_but_is_never_the_distinctive_one():
     # 折扣 is in no readable chunk: nothing says it, so it weighs the most and the rest of the
     # question has to be covered all the better; the distinctive unit is one the knowledge uses.
