@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 from sqlalchemy import and_, bindparam, column, exists, or_, select, table
 from sqlalchemy.orm import Session
 
@@ -126,14 +125,18 @@ class ChunkTable:
 
     def __post_init__(self) -> None:
         rows = self.rows if isinstance(self.rows, ChunkRows) else ChunkRows.of(self.rows.values())
-        # Each document numbered in order of first appearance, as a dict.setdefault pass would,
-        # in one vectorised call.
-        codes, uniques = pd.factorize(np.asarray(rows.document_ids, dtype=object))
-        documents = {str(d): i for i, d in enumerate(uniques)}
+        # Each document numbered in order of first appearance (dict.fromkeys keeps it), then
+        # every row's number read by C-level lookups instead of a Python loop per row.
+        documents = {d: i for i, d in enumerate(dict.fromkeys(rows.document_ids))}
+        doc_index = np.fromiter(
+            map(documents.__getitem__, rows.document_ids),
+            dtype=np.int32,
+            count=len(rows.document_ids),
+        )
         object.__setattr__(self, "rows", rows)
         object.__setattr__(self, "ids", rows.ids)
         object.__setattr__(self, "documents", documents)
-        object.__setattr__(self, "doc_index", codes.astype(np.int32))
+        object.__setattr__(self, "doc_index", doc_index)
         object.__setattr__(self, "versions", rows.versions)
 
 
