@@ -129,6 +129,7 @@ class RetrievalService:
                 by_id=by_id,
                 matched_text=lambda chunk_id: block.matched[block.row_of[chunk_id]],
                 k=k,
+                analyses=self.caches.analyses,
             )
             if not conflicts:  # documents that phrase the fact differently: ask the question
                 conflicts, units = question_conflicts(
