@@ -179,12 +179,21 @@ def judge(
     return SpanVerdict(not missing, round(coverage, 4), tuple(dict.fromkeys(missing)))
 
 
-def span_score(query: QueryProfile) -> Callable[[str], float]:
-    """Ranks candidate spans of one chunk: weighted coverage, plus the asked answer types."""
+def span_units(text: str) -> text_analysis.TextUnits:
+    """A span's units, over its normalised text (what `span_score` compares the query with)."""
+    return text_analysis.TextUnits.of(text_analysis.normalize(text))
+
+
+def span_score(
+    query: QueryProfile,
+    units_of: Callable[[str], text_analysis.TextUnits] = span_units,
+) -> Callable[[str], float]:
+    """Ranks candidate spans of one chunk: weighted coverage, plus the asked answer types.
+    `units_of` is `span_units`, or a cache of it (a span's text is the same whatever the query)."""
 
     def score(text: str) -> float:
-        norm = text_analysis.normalize(text)
-        found = text_analysis.TextUnits.of(norm)
+        found = units_of(text)
+        norm = found.text
         total = query.total or 1.0
         covered = sum(w for u, w in query.weights.items() if present(u, norm, found)) / total
         typed = sum(answer_types.states(t, text) for t in query.asked)

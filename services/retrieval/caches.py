@@ -4,19 +4,27 @@
   one immutable document version and span, so its payload never changes;
 * a tenant's chunk list is cached with the generation counter SQL keeps for it
   (IndexTenantState), checked on every query, so a change made by any process is seen at once;
-* lexical views are keyed by a fingerprint of the principal's eligible chunk set, which is read
-  fresh from SQL on every query: a publish, revoke, import or ACL change yields a new fingerprint;
+* a principal's eligible (document, version) set is kept under the tenant's knowledge generation,
+  which database triggers move with every change to a version or an ACL row and which is read
+  from SQL on every query (services/retrieval/eligibility.py): a publish, revoke, expiry edit,
+  import or ACL change, by any process or by hand, files the next read under a new key; its
+  selection of the chunk list is kept under both generations;
+* lexical views are keyed by a fingerprint of the principal's eligible chunk set: a change to
+  that set yields a new fingerprint;
 * rankings are keyed by (index version, that fingerprint, query, k) and every hit they name is
   still re-verified against SQL;
-* query embeddings depend on the model and the text only.
+* query embeddings depend on the model and the text only;
+* analyses of a hit's text (its clauses' words and quantities, a span's units: `TextAnalyses`)
+  are keyed by the analysed text itself, and by the chunk it was cut from only so that purging
+  the chunk evicts them.
 
 Memory has a ceiling (`budget_bytes`, MEMDESK_RETRIEVAL_CACHE_MB): every entry above counts its
 bytes, and when they add up to more, whole tenant blocks are dropped least recently used first,
 with the views, rankings and chunk list of that tenant; the next query of the tenant fetches
 and indexes them again. A tenant block larger than the ceiling on its own is still served.
 
-Eligibility itself is never cached. Purging a document evicts every entry that mentions it, and
-`mentions()` lets the purge check prove nothing is left.
+Every hit is still re-verified against fresh SQL rows, whatever was cached. Purging a document
+evicts every entry that mentions it, and `mentions()` lets the purge check prove nothing is left.
 """
 
 from __future__ import annotations
@@ -26,9 +34,17 @@ import math
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Container, Hashable, Iterable, Iterator, Sequence
+from collections.abc import (
+    Callable,
+    Container,
+    Hashable,
+    Iterable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar, overload
+from typing import Any, Generic, TypeVar, cast, overload
 
 import numpy as np
 import numpy.typing as npt
@@ -36,6 +52,7 @@ import numpy.typing as npt
 from services.language import tokens as text_analysis
 from services.retrieval.embedders import Vectors
 from services.retrieval.lexicon import Lexicon, RowUnits
+from services.retrieval.records import chunk_prefix as prefix_of
 
 # BM25 as bm25s computes it with its defaults (method "lucene"): the scores below are those of
 # `bm25s.BM25().index(...)` over exactly the view's chunks, read from the block's postings
@@ -178,8 +195,11 @@ class TenantBlock:
         held = self._rows_for
         if held is not None and held[0] == key and held[1] == len(self.ids):
             return held[2]
-        row_of = self.row_of
-        rows = np.fromiter((row_of.get(c, -1) for c in ids), dtype=np.int64, count=len(ids))
+        if len(ids) == len(self.ids) and tuple(self.ids) == tuple(ids):
+            rows = np.arange(len(ids), dtype=np.int64)  # a block made for this very list
+        else:
+            row_of = self.row_of
+            rows = np.fromiter((row_of.get(c, -1) for c in ids), dtype=np.int64, count=len(ids))
         self._rows_for = (key, len(self.ids), rows)
         return rows
 
@@ -316,6 +336,78 @@ class LexicalView:
         return positions, (idf * saturation).astype(np.float32)
 
 
+T = TypeVar("T")
+
+
+class TextAnalyses:
+    """Pure functions of a text, remembered: `get(chunk_id, kind, text, analyse)` is always
+    `analyse(text)`. The hits of one tenant's queries come back to the same chunks, whose texts
+    never change (a chunk id names one immutable version and span), and segmenting them again
+    (jieba's tagger, the quantity and fact patterns) was most of a query's cost. The chunk id
+    is part of the key only so that `evict_chunks` and `mentions` find a purged chunk's texts;
+    `kind` names the analysis (one text has several)."""
+
+    def __init__(self, capacity: int, *, max_weight: int | None = None) -> None:
+        self._lru: Lru[tuple[str, str, str], _Analysed] = Lru(
+            capacity, weigh=_approx_bytes, max_weight=max_weight
+        )
+
+    def get(self, chunk_id: str, kind: str, text: str, analyse: Callable[[str], T]) -> T:
+        key = (chunk_id, kind, text)
+        entry = self._lru.get(key)
+        if entry is not None:
+            return cast(T, entry.value)
+        value = analyse(text)
+        # The key's text is counted with the value: it is held as long as the entry.
+        self._lru.put(key, _Analysed(value, len(text)))
+        return value
+
+    @property
+    def weight(self) -> int:
+        return self._lru.weight
+
+    def evict_where(self, predicate: Callable[[str], bool]) -> int:
+        """Drop the analyses of every chunk id `predicate` accepts."""
+        return self._lru.evict_where(lambda k, _v: predicate(k[0]))
+
+    def chunk_ids(self) -> set[str]:
+        return {k[0] for k, _v in self._lru.items()}
+
+    def clear(self) -> None:
+        self._lru.clear()
+
+    def __len__(self) -> int:
+        return len(self._lru)
+
+
+@dataclass(frozen=True, slots=True)
+class _Analysed:
+    value: Any
+    text_chars: int
+
+
+def _approx_bytes(entry: _Analysed) -> int:
+    """An entry's bytes, estimated cheaply (it is weighed on every miss): its key (tuple, the
+    text at up to 4 bytes a character, the chunk id) and its value one level into containers
+    and dataclasses, each element counted at `_ELEMENT_BYTES`. A walk of the whole value cost
+    7% of a query's time in a profile."""
+    return _DICT_ENTRY + 3 * _POINTER + 4 * entry.text_chars + 120 + _shallow(entry.value, 1)
+
+
+_ELEMENT_BYTES = 64
+
+
+def _shallow(value: Any, depth: int) -> int:
+    if isinstance(value, str):
+        return sys.getsizeof(value)
+    if isinstance(value, tuple | list | frozenset | set):
+        return sys.getsizeof(value) + _ELEMENT_BYTES * len(value)
+    if depth > 0 and hasattr(value, "__dataclass_fields__"):
+        fields = value.__dataclass_fields__
+        return _ELEMENT_BYTES + sum(_shallow(getattr(value, f), depth - 1) for f in fields)
+    return _ELEMENT_BYTES
+
+
 def fingerprint(parts: Iterable[str]) -> str:
     digest = hashlib.blake2b(digest_size=16)
     for part in sorted(parts):
@@ -332,6 +424,8 @@ class RetrievalCaches:
         views: int = 512,
         rankings: int = 4096,
         chunk_tables: int = 1024,
+        analyses: int = 65536,
+        eligible: int = 1024,
         budget_bytes: int | None = None,
     ) -> None:
         # Cheap to recompute: under a ceiling they keep at most a small share of it, so a
@@ -347,6 +441,16 @@ class RetrievalCaches:
         # (index version, tenant) → ChunkTable, valid while its generation matches SQL's.
         self.chunk_tables: Lru[tuple[str, str], Any] = Lru(
             chunk_tables, weigh=lambda t: _CHUNK_ROW_BYTES * len(t.rows)
+        )
+        # Analyses of hits' texts: recomputable, so held to the same small share.
+        self.analyses = TextAnalyses(analyses, max_weight=share)
+        # eligibility_key (tenant, ACL tags, as_of, knowledge generation) → EligibleSet, and
+        # (chunk list key, eligibility_key) → that set's Eligibility in the chunk list.
+        self.eligible: Lru[Hashable, EligibleSet] = Lru(
+            eligible, weigh=lambda e: e.nbytes, max_weight=share
+        )
+        self.selections: Lru[tuple[Hashable, Hashable], Any] = Lru(
+            eligible, weigh=_selection_bytes, max_weight=share
         )
         self.budget_bytes = budget_bytes
         self.evicted_blocks = 0
@@ -457,7 +561,15 @@ class RetrievalCaches:
         """What every retrieval cache holds together, estimated from its arrays and objects."""
         with self._lock:
             blocks = sum(block.nbytes for block in self._blocks.values())
-        others = (self.views, self.rankings, self.chunk_tables, self.query_vectors)
+        others = (
+            self.views,
+            self.rankings,
+            self.chunk_tables,
+            self.query_vectors,
+            self.analyses,
+            self.eligible,
+            self.selections,
+        )
         return blocks + sum(cache.weight for cache in others)
 
     def cached_chunks(self) -> int:
@@ -488,6 +600,9 @@ class RetrievalCaches:
             lambda k, v: k[0] == index_version and any(_chunk_of(e).startswith(prefix) for e in v)
         )
         self.chunk_tables.evict_where(lambda k, _v: k == key)
+        self.analyses.evict_where(lambda chunk_id: chunk_id.startswith(prefix))
+        self.eligible.evict_where(lambda _k, v: v.tenant_id == tenant_id)
+        self.selections.evict_where(lambda k, _v: _table_of(k[0]) == key)
 
     def query_vector(self, model: str, query: str, embed: Callable[[str], Vectors]) -> Vectors:
         key = (model, query)
@@ -521,6 +636,11 @@ class RetrievalCaches:
             lambda k, v: k[0] in versions or bool(doomed & {_chunk_of(e) for e in v})
         )
         removed += self.chunk_tables.evict_where(lambda _k, v: bool(doomed & v.rows.keys()))
+        removed += self.analyses.evict_where(lambda chunk_id: chunk_id in doomed)
+        # Eligible sets name documents, not chunks: every set of a tenant that lost chunks goes.
+        tenants = {c.split("/", 1)[0] for c in doomed}
+        removed += self.eligible.evict_where(lambda _k, v: v.escaped_tenant in tenants)
+        removed += self.selections.evict_where(lambda _k, v: bool(doomed & v.table.rows.keys()))
         return removed
 
     def evict_index_version(self, index_version: str) -> None:
@@ -530,15 +650,22 @@ class RetrievalCaches:
         self.views.evict_where(lambda k, _v: k[0] == index_version)
         self.rankings.evict_where(lambda k, _v: k[0] == index_version)
         self.chunk_tables.evict_where(lambda k, _v: k[0] == index_version)
+        self.selections.evict_where(lambda k, _v: _table_of(k[0])[0] == index_version)
 
     def ids_with_prefix(self, chunk_prefix: str) -> list[str]:
-        """Every cached chunk id (blocks, views, rankings) starting with `chunk_prefix`."""
+        """Every cached chunk id (blocks, views, rankings, chunk lists, analyses) starting with
+        `chunk_prefix`, and the chunk prefix of every version an eligible set holds that does."""
         with self._lock:
             ids = {c for block in self._blocks.values() for c in block.ids}
         ids |= {c for _k, view in self.views.items() for c in view.chunk_ids}
         ids |= {_chunk_of(e) for _k, ranking in self.rankings.items() for e in ranking}
         ids |= {c for _k, table in self.chunk_tables.items() for c in table.rows}
-        return sorted(c for c in ids if c.startswith(chunk_prefix))
+        ids |= self.analyses.chunk_ids()
+        ids |= {c for _k, selection in self.selections.items() for c in selection.table.rows}
+        found = sorted(c for c in ids if c.startswith(chunk_prefix))
+        # Eligible sets hold documents: each named by the prefix its chunk ids would have.
+        found += [ref for _k, e in self.eligible.items() for ref in e.refs(chunk_prefix)]
+        return sorted(set(found))
 
     def mentions(self, chunk_prefix: str) -> int:
         """How many cache entries still mention a chunk id starting with `chunk_prefix`."""
@@ -564,6 +691,13 @@ class RetrievalCaches:
             for _k, table in self.chunk_tables.items()
             if any(c.startswith(chunk_prefix) for c in table.rows)
         )
+        count += sum(1 for c in self.analyses.chunk_ids() if c.startswith(chunk_prefix))
+        count += sum(1 for _k, e in self.eligible.items() if e.refs(chunk_prefix))
+        count += sum(
+            1
+            for _k, selection in self.selections.items()
+            if any(c.startswith(chunk_prefix) for c in selection.table.rows)
+        )
         return count
 
     def clear(self) -> None:
@@ -573,6 +707,47 @@ class RetrievalCaches:
         self.rankings.clear()
         self.chunk_tables.clear()
         self.query_vectors.clear()
+        self.analyses.clear()
+        self.eligible.clear()
+        self.selections.clear()
+
+
+@dataclass(frozen=True)
+class EligibleSet:
+    """One read of a principal's eligible versions (document id → version), kept read-only."""
+
+    tenant_id: str
+    documents: Mapping[str, int]
+
+    @property
+    def escaped_tenant(self) -> str:
+        """The tenant as its chunk ids spell it (before the first /)."""
+        return prefix_of(self.tenant_id, "").split("/", 1)[0]
+
+    @property
+    def nbytes(self) -> int:
+        names = sum(sys.getsizeof(d) for d in self.documents)
+        return names + (_DICT_ENTRY + 32) * len(self.documents) + _DICT_ENTRY
+
+    def refs(self, prefix: str) -> list[str]:
+        """The chunk prefix of each held version that starts with `prefix`."""
+        return [
+            ref
+            for document_id, version in self.documents.items()
+            if (ref := prefix_of(self.tenant_id, document_id, version)).startswith(prefix)
+        ]
+
+
+def _selection_bytes(selection: Any) -> int:
+    """An Eligibility's own arrays and lists (its chunk list is counted with chunk_tables)."""
+    names = sum(sys.getsizeof(ref) for ref in selection.not_indexed)
+    return int(selection.selected.nbytes) + names + _POINTER * len(selection.not_indexed) + 200
+
+
+def _table_of(table_key: Hashable) -> tuple[str, str]:
+    """(index version, tenant) of a chunk list key (index version, tenant, generation)."""
+    parts = cast(tuple[str, str, int], table_key)
+    return parts[0], parts[1]
 
 
 def _chunk_of(entry: Any) -> str:

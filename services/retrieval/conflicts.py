@@ -11,7 +11,6 @@ evidence, so both sides can be cited.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from dataclasses import dataclass
 from services.contracts.evidence_id import evidence_id_for
 from services.language.tokens import key_units
 from services.retrieval import spans
+from services.retrieval.caches import TextAnalyses
 from services.retrieval.eligibility import ChunkRow, Verified, check_citation
 from services.retrieval.facts import (
     Fact,
@@ -50,12 +50,15 @@ def find_conflicts(
     by_id: Mapping[str, ChunkRow],
     matched_text: Callable[[str], str],
     k: int,
+    analyses: TextAnalyses | None = None,
 ) -> tuple[list[Conflict], list[Evidence]]:
+    """`analyses` remembers each quote's facts with its chunk (they depend on the text alone)."""
+    facts_of = _facts_reader(analyses or TextAnalyses(0))
     stated = [
         s
         for e in evidence
         if e.knowledge_class == "fact" and e.evidence_id in relevant
-        for s in _facts(e)
+        for s in facts_of(e)
         # A relevant SOP states many facts; only those about what was asked are compared.
         if e.evidence_id in by_vector_only or key_units(s.fact.attribute) & query_units
     ]
@@ -68,7 +71,7 @@ def find_conflicts(
         s
         for e in evidence
         if e.knowledge_class == "fact" and e.evidence_id not in relevant
-        for s in _facts(e)
+        for s in facts_of(e)
         if s.fact.bucket in buckets and any(_disagree(r, s) or _agree(r, s) for r in stated)
     ]
     by_bucket: dict[tuple[str, str], list[_Stated]] = {}
@@ -118,7 +121,10 @@ def find_conflicts(
             valid_to=doc.valid_to,
         )
         disagreeing = [
-            p for p in _facts(partner) for s in by_bucket.get(p.fact.bucket, ()) if _disagree(s, p)
+            p
+            for p in facts_of(partner)
+            for s in by_bucket.get(p.fact.bucket, ())
+            if _disagree(s, p)
         ]
         if disagreeing:
             partner = _narrow_to(partner, disagreeing[0].fact)
@@ -126,7 +132,7 @@ def find_conflicts(
                 extra.append(partner)
                 chosen.add(partner.evidence_id)
     stated += others
-    stated += [s for e in extra for s in _facts(e)]
+    stated += [s for e in extra for s in facts_of(e)]
     conflicts = _group(stated)
     if extra:
         evidence = make_room(evidence, extra, conflicts, k)
@@ -155,13 +161,18 @@ def _narrow_to(evidence: Evidence, fact: Fact) -> Evidence:
     return evidence
 
 
-def _facts(evidence: Evidence) -> list[_Stated]:
-    return [_Stated(fact=f, evidence=evidence) for f in _extract(evidence.quote)]
+def _facts_reader(analyses: TextAnalyses) -> Callable[[Evidence], list[_Stated]]:
+    """The facts an evidence's quote states, remembered in `analyses` under its chunk (so a
+    purge of the chunk forgets the quote too, and the ceiling counts them)."""
+
+    def facts_of(evidence: Evidence) -> list[_Stated]:
+        found = analyses.get(evidence.chunk_id, "facts", evidence.quote, _extract)
+        return [_Stated(fact=f, evidence=evidence) for f in found]
+
+    return facts_of
 
 
-@functools.lru_cache(maxsize=8192)
 def _extract(quote: str) -> tuple[Fact, ...]:
-    """Facts depend on the text alone; quotes of immutable versions repeat across queries."""
     return tuple(extract_facts(quote))
 
 

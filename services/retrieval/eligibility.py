@@ -1,8 +1,17 @@
-"""The SQL side of retrieval: what a principal may search now, and re-verifying every hit."""
+"""The SQL side of retrieval: what a principal may search now, and re-verifying every hit.
+
+What a principal may search is read from SQL, or taken from a memo of that same read made at
+the same knowledge generation: a counter per tenant that database triggers move in the same
+transaction as every insert, update or delete of a document version or an ACL row
+(migrations/versions/retrieval_0003_knowledge_generation.py), whatever code or person makes it.
+The counter is read in the query that reads the index generation, before the eligible set, so
+a memo is never older than the counter it is filed under. Every hit is then re-verified against
+fresh rows of its document (`current_versions`, `check_citation`): a memo only decides which
+chunks are ranked, never what is served."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cached_property
@@ -10,7 +19,7 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from sqlalchemy import and_, bindparam, exists, or_, select
+from sqlalchemy import and_, bindparam, column, exists, or_, select, table
 from sqlalchemy.orm import Session
 
 from services.contracts.corpus import DocStatus
@@ -116,12 +125,18 @@ class ChunkTable:
 
     def __post_init__(self) -> None:
         rows = self.rows if isinstance(self.rows, ChunkRows) else ChunkRows.of(self.rows.values())
-        documents: dict[str, int] = {}
-        doc_index = [documents.setdefault(d, len(documents)) for d in rows.document_ids]
+        # Each document numbered in order of first appearance (dict.fromkeys keeps it), then
+        # every row's number read by C-level lookups instead of a Python loop per row.
+        documents = {d: i for i, d in enumerate(dict.fromkeys(rows.document_ids))}
+        doc_index = np.fromiter(
+            map(documents.__getitem__, rows.document_ids),
+            dtype=np.int32,
+            count=len(rows.document_ids),
+        )
         object.__setattr__(self, "rows", rows)
         object.__setattr__(self, "ids", rows.ids)
         object.__setattr__(self, "documents", documents)
-        object.__setattr__(self, "doc_index", np.asarray(doc_index, dtype=np.int32))
+        object.__setattr__(self, "doc_index", doc_index)
         object.__setattr__(self, "versions", rows.versions)
 
 
@@ -138,34 +153,55 @@ class Eligibility:
         return [self.table.rows[self.table.ids[int(i)]] for i in self.selected]
 
 
-def active_index(session: Session, space: str, tenant_id: str) -> tuple[ActiveIndex, int] | None:
-    """The active version of an embedding space and the tenant's generation in it (one query)."""
-    row = (
-        session.connection()
-        .execute(
-            select(
-                IndexVersion.index_version,
-                IndexVersion.collection,
-                IndexVersion.embedding_model,
-                IndexVersion.dimension,
-                IndexTenantState.generation,
-            )
-            .join(IndexPointer, IndexPointer.index_version == IndexVersion.index_version)
-            .outerjoin(
-                IndexTenantState,
-                and_(
-                    IndexTenantState.index_version == IndexVersion.index_version,
-                    IndexTenantState.tenant_id == bindparam("tenant_id"),
-                ),
-            )
-            .where(IndexPointer.name == bindparam("space")),
-            {"space": space, "tenant_id": tenant_id},
-        )
-        .first()
+# Written by triggers only (see the module docstring); no model: no code writes it.
+_KNOWLEDGE = table("knowledge_generations", column("tenant_id"), column("generation"))
+
+
+@dataclass(frozen=True, slots=True)
+class IndexState:
+    """The active index of a space, the tenant's chunk-list generation in it and the tenant's
+    knowledge generation, as one query read them."""
+
+    active: ActiveIndex
+    generation: int
+    knowledge: int
+
+
+_STATE = (
+    select(
+        IndexVersion.index_version,
+        IndexVersion.collection,
+        IndexVersion.embedding_model,
+        IndexVersion.dimension,
+        IndexTenantState.generation,
+        select(_KNOWLEDGE.c.generation)
+        .where(_KNOWLEDGE.c.tenant_id == bindparam("tenant_id"))
+        .scalar_subquery(),
     )
+    .join(IndexPointer, IndexPointer.index_version == IndexVersion.index_version)
+    .outerjoin(
+        IndexTenantState,
+        and_(
+            IndexTenantState.index_version == IndexVersion.index_version,
+            IndexTenantState.tenant_id == bindparam("tenant_id"),
+        ),
+    )
+    .where(IndexPointer.name == bindparam("space"))
+)
+
+
+def index_state(session: Session, space: str, tenant_id: str) -> IndexState | None:
+    """The active version of an embedding space with the tenant's two generations (one query)."""
+    row = session.connection().execute(_STATE, {"space": space, "tenant_id": tenant_id}).first()
     if row is None:
         return None
-    return ActiveIndex(*row[:4]), int(row[4] or 0)
+    return IndexState(ActiveIndex(*row[:4]), int(row[4] or 0), int(row[5] or 0))
+
+
+def active_index(session: Session, space: str, tenant_id: str) -> tuple[ActiveIndex, int] | None:
+    """The active version of an embedding space and the tenant's generation in it (one query)."""
+    state = index_state(session, space, tenant_id)
+    return None if state is None else (state.active, state.generation)
 
 
 def load_chunk_table(
@@ -185,13 +221,17 @@ def load_chunk_table(
         )
         .all()
     )
+    # One transposition of the rows instead of a pass per column (30k rows: ~25 ms less).
+    ids, document_ids, versions, starts, ends, hashes = (
+        zip(*rows, strict=True) if rows else ((), (), (), (), (), ())
+    )
     chunks = ChunkRows(
-        ids=[r[0] for r in rows],
-        document_ids=[r[1] for r in rows],
-        versions=[r[2] for r in rows],
-        starts=[r[3] for r in rows],
-        ends=[r[4] for r in rows],
-        hashes=[r[5] for r in rows],
+        ids=ids,
+        document_ids=document_ids,
+        versions=versions,
+        starts=starts,
+        ends=ends,
+        hashes=hashes,
     )
     return ChunkTable(generation=at_generation, rows=chunks)
 
@@ -240,8 +280,14 @@ def _params(principal: Principal, as_of: date) -> dict[str, Any]:
     return {"tenant_id": principal.tenant_id, "as_of": as_of, "tags": list(principal.acl_tags)}
 
 
+def eligibility_key(principal: Principal, as_of: date, knowledge: int) -> Hashable:
+    """Everything `eligible_documents` depends on: the tenant, the principal's ACL tags, the
+    day and the tenant's knowledge generation (which moves with every row the query reads)."""
+    return (principal.tenant_id, tuple(sorted(principal.acl_tags)), as_of, knowledge)
+
+
 def eligible_documents(session: Session, principal: Principal, as_of: date) -> dict[str, int]:
-    """document_id → its current eligible version, read fresh on every query (never cached).
+    """document_id → its current eligible version, read from SQL.
 
     When several approved versions are valid on `as_of`, the highest one is current and the
     others are not eligible (as in KnowledgeStore.eligible).
@@ -255,7 +301,7 @@ def eligible_documents(session: Session, principal: Principal, as_of: date) -> d
     return current
 
 
-def select_eligible(table: ChunkTable, documents: dict[str, int]) -> Eligibility:
+def select_eligible(table: ChunkTable, documents: Mapping[str, int]) -> Eligibility:
     """The chunks whose version is the document's eligible one (in table order)."""
     wanted = np.full(len(table.documents), -1, dtype=np.int64)  # -1: no eligible version
     for document_id, version in documents.items():

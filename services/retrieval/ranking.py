@@ -20,6 +20,7 @@ import numpy.typing as npt
 from services.language import frequency
 from services.language import tokens as text_analysis
 from services.retrieval import answerability
+from services.retrieval.blas_threads import single_threaded
 from services.retrieval.caches import LexicalView, TenantBlock
 from services.retrieval.embedders import Vectors
 from services.retrieval.lexicon import compact
@@ -120,8 +121,10 @@ def vector_scores(
     query_vector: Vectors, block: TenantBlock, view: LexicalView
 ) -> npt.NDArray[np.float64]:
     """Cosine similarity (unit vectors) of every eligible chunk: one product over the block's
-    matrix, read at the view's rows (no copy of the eligible rows' vectors per query)."""
-    product = block.matrix[: len(view.positions)] @ query_vector
+    matrix, read at the view's rows (no copy of the eligible rows' vectors per query). The
+    product runs on this thread: BLAS's workers would wait for a core (blas_threads.py)."""
+    with single_threaded():
+        product = block.matrix[: len(view.positions)] @ query_vector
     return product[view.rows].astype(np.float64)
 
 

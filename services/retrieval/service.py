@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from datetime import date
+from types import MappingProxyType
 from typing import Any
 
 from sqlalchemy import select
@@ -22,7 +23,13 @@ from services.language import tokens as text_analysis
 from services.records import audit
 from services.retrieval import answerability, spans
 from services.retrieval.answerability import QueryProfile
-from services.retrieval.caches import LexicalView, RetrievalCaches, TenantBlock
+from services.retrieval.caches import (
+    EligibleSet,
+    LexicalView,
+    RetrievalCaches,
+    TenantBlock,
+    TextAnalyses,
+)
 from services.retrieval.conflicts import find_conflicts, make_room
 from services.retrieval.coverage import unsearchable_relevant
 from services.retrieval.eligibility import (
@@ -30,11 +37,14 @@ from services.retrieval.eligibility import (
     ChunkRow,
     ChunkTable,
     Eligibility,
+    IndexState,
     Verified,
     active_index,
     check_citation,
     current_versions,
+    eligibility_key,
     eligible_documents,
+    index_state,
     load_chunk_table,
     select_eligible,
     why_not_eligible,
@@ -84,10 +94,13 @@ class RetrievalService:
         started = time.perf_counter()
         timings: dict[str, float] = {}
         with self._db.read() as session:  # one snapshot for everything governance decides
-            active, at_generation = self._active(session, principal.tenant_id)
-            table = self._chunk_table(session, active, principal.tenant_id, at_generation)
-            documents = eligible_documents(session, principal, as_of)
-        eligibility = select_eligible(table, documents)
+            state = self._state(session, principal.tenant_id)
+            active = state.active
+            table = self._chunk_table(session, active, principal.tenant_id, state.generation)
+            eligible_key = eligibility_key(principal, as_of, state.knowledge)
+            documents = self._eligible_documents(session, principal, as_of, eligible_key)
+        table_key = (active.index_version, principal.tenant_id, table.generation)
+        eligibility = self._select_eligible(table, table_key, documents, eligible_key)
         timings["eligible_ms"] = _since(started)
         # Every candidate is one of the eligible chunks (the view holds only those).
         by_id = table.rows
@@ -101,7 +114,9 @@ class RetrievalService:
         )
         with _Verifier(self._db, principal, as_of) as verifier:
             chunks, dropped = self._verify(verifier, candidates, by_id, block, k=k)
-            evidence = _narrow(chunks, verifier, profile, self._similarity(analysis.text))
+            evidence = _narrow(
+                chunks, verifier, profile, self._similarity(analysis.text), self.caches.analyses
+            )
             assessment = _judge(query, profile, evidence, block, vector_z)
             assessment, reading = self._read(query, evidence, block, assessment)
             conflicts, evidence = find_conflicts(
@@ -114,6 +129,7 @@ class RetrievalService:
                 by_id=by_id,
                 matched_text=lambda chunk_id: block.matched[block.row_of[chunk_id]],
                 k=k,
+                analyses=self.caches.analyses,
             )
             if not conflicts:  # documents that phrase the fact differently: ask the question
                 conflicts, units = question_conflicts(
@@ -122,6 +138,7 @@ class RetrievalService:
                     relevant=assessment.relevant,
                     lookup=verifier.lookup,
                     chunk_of=by_id.get,
+                    analyses=self.caches.analyses,
                 )
                 evidence = make_room(evidence, units, conflicts, k) if conflicts else evidence
         if conflicts and reading is None:  # partners may have joined the evidence
@@ -279,12 +296,44 @@ class RetrievalService:
         return [(str(c), int(s), int(e)) for c, s, e in rows]
 
     def _active(self, session: Session, tenant_id: str) -> tuple[ActiveIndex, int]:
-        found = active_index(session, self._index.space, tenant_id)
+        state = self._state(session, tenant_id)
+        return state.active, state.generation
+
+    def _state(self, session: Session, tenant_id: str) -> IndexState:
+        found = index_state(session, self._index.space, tenant_id)
         if found is None:
             raise IndexUnavailable(
                 f"no active index for {self._index.space} yet: run `memdesk index rebuild`"
             )
         return found
+
+    def _eligible_documents(
+        self, session: Session, principal: Principal, as_of: date, key: Hashable
+    ) -> Mapping[str, int]:
+        """The principal's eligible versions, read from SQL unless read already at this
+        knowledge generation (the key holds it: any change to a version or an ACL moved it)."""
+        cached = self.caches.eligible.get(key)
+        if cached is None:
+            documents = eligible_documents(session, principal, as_of)
+            cached = EligibleSet(principal.tenant_id, MappingProxyType(documents))
+            self.caches.eligible.put(key, cached)
+        return cached.documents
+
+    def _select_eligible(
+        self,
+        table: ChunkTable,
+        table_key: tuple[str, str, int],
+        documents: Mapping[str, int],
+        key: Hashable,
+    ) -> Eligibility:
+        """`select_eligible`, kept for the chunk list (this very one: positions are in its
+        order) and the eligible set it was made of."""
+        selection_key = (table_key, key)
+        cached: Eligibility | None = self.caches.selections.get(selection_key)
+        if cached is None or cached.table is not table:
+            cached = select_eligible(table, documents)
+            self.caches.selections.put(selection_key, cached)
+        return cached
 
     def _chunk_table(
         self, session: Session, active: ActiveIndex, tenant_id: str, at_generation: int
@@ -478,12 +527,13 @@ def _narrow(
     verifier: _Verifier,
     profile: QueryProfile,
     similarity: Callable[[list[str]], list[float]],
+    analyses: TextAnalyses,
 ) -> list[Evidence]:
     """Each verified chunk hit becomes the minimal span of it that answers the query best. When
     none of a chunk's units shares a word with the query (a Chinese question, an English SOP),
-    the embedding ranks them: across scripts it is the only signal there is."""
+    the embedding ranks them: across scripts it is the only signal there is. The units of each
+    candidate span are remembered with its chunk (`analyses`): they do not depend on the query."""
     current = verifier.lookup([e.document_id for e in chunks])
-    score = answerability.span_score(profile)
 
     def prior(texts: list[str]) -> list[float]:
         if any(profile.coverage(text_analysis.normalize(t)) for t in texts):
@@ -496,12 +546,22 @@ def _narrow(
         doc = current.get(chunk.document_id)
         if doc is None:  # verified a moment ago in the same snapshot: cannot happen
             continue
+        score = answerability.span_score(profile, _remembered_units(analyses, chunk.chunk_id))
         start, end = spans.best_span(doc.body, chunk.start, chunk.end, score, prior=prior)
         span = _evidence(doc, chunk_id=chunk.chunk_id, start=start, end=end, rank=chunk.rank)
         if span.evidence_id not in seen:
             seen.add(span.evidence_id)
             narrowed.append(span)
     return [e.model_copy(update={"rank": i + 1}) for i, e in enumerate(narrowed)]
+
+
+def _remembered_units(
+    analyses: TextAnalyses, chunk_id: str
+) -> Callable[[str], text_analysis.TextUnits]:
+    def units_of(text: str) -> text_analysis.TextUnits:
+        return analyses.get(chunk_id, "span_units", text, answerability.span_units)
+
+    return units_of
 
 
 def _judge(

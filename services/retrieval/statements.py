@@ -31,6 +31,7 @@ from services.language import tokens as text_analysis
 from services.language.frequency import informativeness
 from services.retrieval import facts, spans
 from services.retrieval.answerability import QueryProfile, present
+from services.retrieval.caches import TextAnalyses
 from services.retrieval.eligibility import ChunkRow, Verified
 from services.retrieval.types import Conflict, ConflictValue, Evidence
 
@@ -103,9 +104,11 @@ def question_conflicts(
     relevant: frozenset[str],
     lookup: Callable[[list[str]], dict[str, Verified]],
     chunk_of: Callable[[str], ChunkRow | None],
+    analyses: TextAnalyses | None = None,
 ) -> tuple[list[Conflict], list[Evidence]]:
     """Conflicts between the answers of the relevant authoritative documents in `evidence`,
-    and the answering units they cite (to be added to the evidence, so both sides are cited)."""
+    and the answering units they cite (to be added to the evidence, so both sides are cited).
+    `analyses` remembers what is read of each chunk's clauses (the same whatever the query)."""
     measures = _asked_measures(profile)
     # Either side may be the one the question's words found; the other need only state the
     # same thing (the anchor test below), as a table or a note states it tersely.
@@ -118,16 +121,23 @@ def question_conflicts(
         return [], []
     current = lookup(list(by_document))
     sections = {
-        document_id: [doc.body[s:e] for s, e in _sections(items, chunk_of)]
+        document_id: [doc.body[s:e] for _c, s, e in _sections(items, chunk_of)]
         for document_id, items in by_document.items()
         if (doc := current.get(document_id)) is not None
     }
     spelled = acronyms(text for texts in sections.values() for text in texts)
+    reading = _Reading(
+        profile,
+        measures,
+        spelled,
+        analyses or TextAnalyses(0),
+        asked=frozenset(_words(_expanded(text_analysis.normalize(profile.query), spelled))),
+    )
     answers = {
         document_id: answer
         for document_id, items in by_document.items()
         if (doc := current.get(document_id)) is not None
-        and (answer := _answer(profile, doc, items, chunk_of, measures, spelled)) is not None
+        and (answer := _answer(reading, doc, items, chunk_of)) is not None
     }
     conflicts = _disagreements(profile, answers, relevant_documents)
     cited = {v.evidence_id for c in conflicts for v in c.values}
@@ -142,35 +152,66 @@ def _asked_measures(profile: QueryProfile) -> frozenset[str] | None:
     return wanted or None
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """What one question's reading of the answers shares: the question, the measures it asks
+    for, the abbreviations the retrieved sections define, the question's own words (the same
+    for every clause it is compared with) and the remembered analyses of the chunks' texts."""
+
+    profile: QueryProfile
+    measures: frozenset[str] | None
+    spelled: dict[str, str]
+    analyses: TextAnalyses
+    asked: frozenset[str]
+
+    def normalized(self, chunk_id: str, text: str) -> str:
+        return self.analyses.get(chunk_id, "normalize", text, text_analysis.normalize)
+
+    def quantities(self, chunk_id: str, clause: str) -> tuple[Quantity, ...]:
+        found = self.analyses.get(chunk_id, "quantities", clause, _quantities)
+        return tuple(q for q in found if self.measures is None or q.measure in self.measures)
+
+    def words(self, chunk_id: str, normalized: str) -> tuple[str, ...]:
+        return self.analyses.get(chunk_id, "words", normalized, _word_tuple)
+
+    def units(self, chunk_id: str, normalized: str) -> text_analysis.TextUnits:
+        return self.analyses.get(chunk_id, "units", normalized, text_analysis.TextUnits.of)
+
+
+def _quantities(clause: str) -> tuple[Quantity, ...]:
+    return tuple(quantities_in(clause))
+
+
+def _word_tuple(normalized: str) -> tuple[str, ...]:
+    return tuple(_words(normalized))
+
+
 def _answer(
-    profile: QueryProfile,
+    reading: _Reading,
     doc: Verified,
     items: list[Evidence],
     chunk_of: Callable[[str], ChunkRow | None],
-    measures: frozenset[str] | None,
-    spelled: dict[str, str],
 ) -> Answer | None:
+    profile, spelled = reading.profile, reading.spelled
     best: Answer | None = None
-    for start, end in _sections(items, chunk_of):
+    for chunk_id, start, end in _sections(items, chunk_of):
         heading = ""
         for line_start, line_end in _lines(doc.body, start, end):
             line = doc.body[line_start:line_end]
             label = _label(line)
             stated = False
             for clause_start, clause in _clauses(line):
-                quantities = tuple(
-                    q for q in quantities_in(clause) if measures is None or q.measure in measures
-                )
+                quantities = reading.quantities(chunk_id, clause)
                 if not quantities:
                     continue
                 stated = True
                 # What the quantity is said of: its clause, its line's label ("VGM to carrier |
                 # 48 hrs"), the heading above and the document's title.
                 context = _spelled_out(
-                    text_analysis.normalize(f"{doc.title}\n{heading}\n{label}\n{clause}"),
+                    reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{label}\n{clause}"),
                     spelled,
                 )
-                coverage = _coverage(profile, context)
+                coverage = _coverage(profile, context, reading.units(chunk_id, context))
                 if best is None or coverage > best.coverage:
                     at = line_start + clause_start
                     best = Answer(
@@ -178,9 +219,10 @@ def _answer(
                         context=context,
                         coverage=coverage,
                         quantities=quantities,
-                        said_of=_said_of(profile, label, clause, spelled),
+                        said_of=_said_of(reading, chunk_id, label, clause),
                         line=_spelled_out(
-                            text_analysis.normalize(f"{doc.title}\n{heading}\n{line}"), spelled
+                            reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{line}"),
+                            spelled,
                         ),
                     )
             if not stated and _is_heading(line):
@@ -188,23 +230,22 @@ def _answer(
     return best
 
 
-def _said_of(profile: QueryProfile, label: str, clause: str, spelled: dict[str, str]) -> float:
+def _said_of(reading: _Reading, chunk_id: str, label: str, clause: str) -> float:
     """How much of what a quantity is said of the question also says: the content words of its
     clause before the quantity and of its line's label, each weighed by how rare it is in the
     language. 「鈦合金零件之加工交期為 25 日」 is said of titanium parts, which a question about
     the standard lead time never mentions."""
-    norm = text_analysis.normalize(clause)
+    norm = reading.normalized(chunk_id, clause)
     first = _FIRST_QUANTITY.search(norm)
     before = norm[: first.start()] if first else norm
-    said = _ENUMERATOR.sub(" ", f"{text_analysis.normalize(label)} {before}")
-    attribute = set(_words(_expanded(said, spelled)))
+    said = _ENUMERATOR.sub(" ", f"{reading.normalized(chunk_id, label)} {before}")
+    attribute = set(reading.words(chunk_id, _expanded(said, reading.spelled)))
     if not attribute:
         return 1.0
-    asked = set(_words(_expanded(text_analysis.normalize(profile.query), spelled)))
     total = sum(informativeness(w) for w in attribute)
     if not total:
         return 1.0
-    return sum(informativeness(w) for w in attribute & asked) / total
+    return sum(informativeness(w) for w in attribute & reading.asked) / total
 
 
 def _words(normalized: str) -> list[str]:
@@ -268,14 +309,16 @@ def _clauses(line: str) -> list[tuple[int, str]]:
 
 def _sections(
     items: list[Evidence], chunk_of: Callable[[str], ChunkRow | None]
-) -> list[tuple[int, int]]:
-    """The chunks the document's spans were cut from, each once."""
-    found: list[tuple[int, int]] = []
+) -> list[tuple[str, int, int]]:
+    """The chunks the document's spans were cut from, each once (chunk id, start, end)."""
+    found: list[tuple[str, int, int]] = []
+    seen: set[tuple[int, int]] = set()
     for item in items:
         chunk = chunk_of(item.chunk_id)
         bounds = (chunk.start, chunk.end) if chunk is not None else (item.start, item.end)
-        if bounds not in found:
-            found.append(bounds)
+        if bounds not in seen:
+            seen.add(bounds)
+            found.append((item.chunk_id, *bounds))
     return found
 
 
@@ -285,12 +328,11 @@ def _salience(profile: QueryProfile) -> dict[str, float]:
     return {unit: weight * informativeness(unit) for unit, weight in profile.weights.items()}
 
 
-def _coverage(profile: QueryProfile, context: str) -> float:
+def _coverage(profile: QueryProfile, context: str, found: text_analysis.TextUnits) -> float:
     salience = _salience(profile)
     total = sum(salience.values())
     if not total:
         return 0.0
-    found = text_analysis.TextUnits.of(context)
     return sum(w for unit, w in salience.items() if present(unit, context, found)) / total
 
 

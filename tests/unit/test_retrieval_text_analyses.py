@@ -1,0 +1,67 @@
+"""Remembered analyses of hits' texts and remembered eligible sets: what they return, what they
+count against the ceiling, and that purging a chunk or a document leaves nothing of it."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+
+from services.retrieval.caches import EligibleSet, RetrievalCaches, TextAnalyses
+
+
+def test_an_analysis_is_computed_once_per_text_and_chunk() -> None:
+    analyses = TextAnalyses(16)
+    calls: list[str] = []
+
+    def words(text: str) -> tuple[str, ...]:
+        calls.append(text)
+        return tuple(text.split())
+
+    assert analyses.get("A/D@1#0", "words", "lead time", words) == ("lead", "time")
+    assert analyses.get("A/D@1#0", "words", "lead time", words) == ("lead", "time")
+    assert analyses.get("A/D@1#0", "words", "cut off", words) == ("cut", "off")
+    assert calls == ["lead time", "cut off"]
+    assert analyses.weight > 0
+
+
+def test_analyses_without_room_compute_every_time() -> None:
+    analyses = TextAnalyses(0)
+    calls: list[str] = []
+    for _ in range(2):
+        analyses.get("A/D@1#0", "words", "x", lambda t: calls.append(t) or t)
+    assert calls == ["x", "x"] and len(analyses) == 0
+
+
+def test_analyses_keep_to_their_share_of_the_ceiling() -> None:
+    caches = RetrievalCaches(budget_bytes=80_000)
+    for n in range(2000):
+        caches.analyses.get(f"A/D@1#{n}", "words", f"text {n} " * 20, str.split)
+    assert 0 < caches.analyses.weight <= 80_000 // 8
+    assert caches.nbytes() <= 80_000
+
+
+def test_evicting_a_chunk_forgets_its_analyses_and_mentions_proves_it() -> None:
+    caches = RetrievalCaches()
+    caches.analyses.get("A/SOP@2#0", "words", "標準交期", list)
+    caches.analyses.get("A/OTHER@1#0", "words", "包裝", list)
+    assert caches.mentions("A/SOP@") == 1
+    assert "A/SOP@2#0" in caches.ids_with_prefix("A/SOP@")
+    caches.evict_chunks(caches.ids_with_prefix("A/SOP@"))
+    assert caches.mentions("A/SOP@") == 0
+    assert caches.mentions("A/OTHER@") == 1
+
+
+def test_a_purged_documents_eligible_sets_go_with_its_chunks() -> None:
+    caches = RetrievalCaches()
+    key_a = ("A", ("tenant",), "2026-11-29", 3)
+    key_b = ("B", ("tenant",), "2026-11-29", 1)
+    caches.eligible.put(key_a, EligibleSet("A", MappingProxyType({"SOP": 2, "OTHER": 1})))
+    caches.eligible.put(key_b, EligibleSet("B", MappingProxyType({"SOP": 1})))
+    assert caches.mentions("A/SOP@") == 1
+    assert caches.ids_with_prefix("A/SOP@2#") == ["A/SOP@2#"]
+    assert caches.ids_with_prefix("A/SOP@1#") == []
+
+    caches.evict_chunks(caches.ids_with_prefix("A/SOP@"))
+
+    assert caches.mentions("A/SOP@") == 0
+    assert caches.eligible.get(key_a) is None
+    assert caches.eligible.get(key_b) is not None  # another tenant's set stays
