@@ -352,9 +352,7 @@ def _variants(query: str, key: str) -> tuple[str, ...]:
     forms = glossary.chinese_forms(key)
     words = query.split()
     return tuple(
-        " ".join(w for w in words if w == form or w not in forms)
-        for form in forms
-        if form in words
+        " ".join(w for w in words if w == form or w not in forms) for form in forms if form in words
     )
 
 
