@@ -53,6 +53,7 @@ from services.memory.types import (
     GenerateResult,
     Memory,
     MemoryChange,
+    MemoryPolicy,
     MemoryPurgeReport,
     MemoryRevision,
     ScoredMemory,
@@ -61,7 +62,14 @@ from services.memory.types import (
     canonical_scope,
 )
 from services.memory.vectors import remembering
-from services.memory.writes import MemoryWriter, Target, lock_scope, utc
+from services.memory.writes import (
+    HeldAudits,
+    MemoryWriter,
+    Target,
+    audits_held,
+    lock_scope,
+    utc,
+)
 from services.records import holds
 from services.records.tasks import may_see_customer
 from services.retrieval.embedders import Embedder, Vectors
@@ -99,6 +107,15 @@ class _RemoteDecision:
     snapshot: dict[str, int]  # memory_id -> revision the model saw
     model_calls: int
     tokens: int
+
+
+@dataclass(frozen=True)
+class _ScopeRules:
+    """What a generation for one scope goes by: its key, its config, the tenant's policy."""
+
+    scope_key: str
+    config: CustomizationConfig
+    policy: MemoryPolicy
 
 
 @dataclass(frozen=True)
@@ -238,19 +255,23 @@ class MemoryBank:
         disable_memory_revisions: bool | None = None,
         acl: Sequence[str] = ("tenant",),
         run_id: str | None = None,
+        rules: _ScopeRules | None = None,
     ) -> _Prepared:
         """Everything before the write: checks, the config, extraction and (for a model
-        consolidator) its plan, all outside any write transaction."""
+        consolidator) its plan, all outside any write transaction. `rules` are the scope's,
+        when the caller read them already (a run's offers share their scopes)."""
         require_writer(principal)
-        scope_key = self._scope_key(principal, scope)
+        if rules is None:
+            found = self._rules_for(principal, [scope])[canonical_scope(scope)]
+            if isinstance(found, MemdeskError):
+                raise found
+            rules = found
+        scope_key, config, policy = rules.scope_key, rules.config, rules.policy
         if not events:
             raise InvalidInput("generate needs at least one conversation event")
         if len(events) > MAX_EVENTS:
             raise InvalidInput(f"at most {MAX_EVENTS} events per generation, got {len(events)}")
         readers = _acl(acl)
-        with self._db.read() as session:
-            config = config_for_scope(session, principal.tenant_id, scope, self._defaults)
-            policy = load_policy(session, principal.tenant_id, self._defaults.policy)
         topics = list(config.topics)
         enabled = {t.label for t in topics if t.enabled}
         generation_id = self._ids.new("gen")
@@ -372,6 +393,25 @@ class MemoryBank:
             model_calls=model_calls,
             tokens=tokens,
         )
+
+    def _rules_for(
+        self, principal: Principal, scopes: Sequence[dict[str, str]]
+    ) -> dict[str, _ScopeRules | MemdeskError]:
+        """Each scope's key, config and the tenant's policy, read together in one transaction;
+        a scope the principal may not read maps to its NotAuthorized."""
+        found: dict[str, _ScopeRules | MemdeskError] = {}
+        with self._db.read() as session:
+            policy = load_policy(session, principal.tenant_id, self._defaults.policy)
+            for scope in scopes:
+                key = canonical_scope(scope)
+                if key in found:
+                    continue
+                if not self._scope_visible(session, principal, scope):
+                    found[key] = NotAuthorized(f"no access to memories of scope {key}")
+                    continue
+                config = config_for_scope(session, principal.tenant_id, scope, self._defaults)
+                found[key] = _ScopeRules(scope_key=key, config=config, policy=policy)
+        return found
 
     def _warm(self, principal: Principal, prepared: Sequence[_Prepared]) -> None:
         """Embed, before the write transaction, what its consolidation will compare: the facts
@@ -574,7 +614,18 @@ class MemoryBank:
         with self._db.read() as session:
             known = offers.existing(session, principal.tenant_id, fresh)
         items: list[Offer | OfferView] = [o for o in fresh if offers.key_of(o) not in known]
-        todo = [(item, self._prepare_safely(principal, item, run_id)) for item in [*items, *mine]]
+        scopes = [item.scope for item in [*items, *mine]]
+        try:
+            rules: dict[str, _ScopeRules | Exception] = {**self._rules_for(principal, scopes)}
+        except Exception as exc:  # like a failure to prepare each offer: recorded on them
+            rules = {canonical_scope(scope): exc for scope in scopes}
+        todo = [
+            (
+                item,
+                self._prepare_safely(principal, item, run_id, rules[canonical_scope(item.scope)]),
+            )
+            for item in [*items, *mine]
+        ]
         if not todo:
             return []
         self._warm(principal, [p for _, p in todo if not isinstance(p, Exception)])
@@ -590,22 +641,31 @@ class MemoryBank:
             )
             for key in sorted({canonical_scope(item.scope) for item, _ in todo}):
                 lock_scope(session, principal.tenant_id, key)
-            for item, prepared in todo:
-                if isinstance(item, OfferView):
-                    offer_id = item.id
-                elif offers.key_of(item) in ids:
-                    offer_id = ids[offers.key_of(item)]
-                else:
-                    continue  # another run recorded the same event a moment ago
-                source = _run_of(item, run_id)
-                outcomes.append(
-                    self._write_offer(session, principal, offer_id, item, prepared, source=source)
-                )
+            with audits_held(session) as held:
+                for item, prepared in todo:
+                    if isinstance(item, OfferView):
+                        offer_id = item.id
+                    elif offers.key_of(item) in ids:
+                        offer_id = ids[offers.key_of(item)]
+                    else:
+                        continue  # another run recorded the same event a moment ago
+                    source = _run_of(item, run_id)
+                    outcomes.append(
+                        self._write_offer(
+                            session, principal, offer_id, item, prepared, source=source, held=held
+                        )
+                    )
         return outcomes
 
     def _prepare_safely(
-        self, principal: Principal, item: Offer | OfferView, run_id: str
+        self,
+        principal: Principal,
+        item: Offer | OfferView,
+        run_id: str,
+        rules: _ScopeRules | Exception,
     ) -> _Prepared | Exception:
+        if isinstance(rules, Exception):
+            return rules  # recorded on the offer like any failure to prepare it
         try:
             return self._prepare(
                 principal,
@@ -613,6 +673,7 @@ class MemoryBank:
                 events=item.events,
                 acl=item.acl,
                 run_id=_run_of(item, run_id),
+                rules=rules,
             )
         except Exception as exc:  # recorded on the offer, never raised to the run
             return exc
@@ -626,6 +687,7 @@ class MemoryBank:
         prepared: _Prepared | Exception,
         *,
         source: str,
+        held: HeldAudits,
     ) -> OfferOutcome:
         about = OfferOutcome(
             offer_id=offer_id,
@@ -636,12 +698,14 @@ class MemoryBank:
         if isinstance(prepared, Exception):
             attempt = offers.fail(session, offer_id, prepared)
             return about.model_copy(update={"error": _reason(prepared), "attempt": attempt})
-        if not offers.still_owed(session, offer_id):
+        owed = offers.still_owed(session, offer_id)
+        if owed is None:
             return about.model_copy(update={"already_done": True})
         try:
-            with session.begin_nested():  # a failed write leaves the others' writes standing
+            # A failed write leaves the others' writes (and their audit entries) standing.
+            with held.part(), session.begin_nested():
                 result = self._write(session, principal, prepared, dry_run=False)
-                offers.done(session, offer_id, result.generation_id, now=self._clock.now())
+                offers.done(owed, result.generation_id, now=self._clock.now())
         except MemdeskError as exc:
             attempt = offers.fail(session, offer_id, exc)
             return about.model_copy(update={"error": _reason(exc), "attempt": attempt})

@@ -12,16 +12,20 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select
 from sqlalchemy.orm import Session
 
 from services import bootstrap
 from services.bootstrap import Services
-from services.core.clock import FakeClock
+from services.core.clock import FakeClock, as_utc
+from services.core.errors import InvalidInput
+from services.db.models import AuditEntry
 from services.db.models_memory import MemoryRevisionRow
 from services.memory.bank import _histories
 from services.memory.offers import Offer
-from services.memory.types import ConversationEvent
+from services.memory.types import ConversationEvent, canonical_scope
+from services.memory.writes import MemoryWriter
+from services.records.audit_chain import verify_chain
 from services.retrieval.embedders import HashingEmbedder, Vectors
 from services.settings import Settings
 from tests.conftest import principal
@@ -155,3 +159,54 @@ def test_a_scopes_histories_in_one_query_match_one_query_per_memory(watched):
             }
             found = _histories(session, ids, per_candidate)
             assert {k: found.get(k, []) for k in ids} == expected
+
+
+def test_a_runs_generations_take_the_tenants_audit_head_once_after_every_memory_write(watched):
+    statements: list[str] = []
+
+    def noted(conn, cursor, statement, parameters, context, executemany):
+        statements.append(" ".join(statement.split())[:40])
+
+    event.listen(watched.db.engine, "before_cursor_execute", noted)
+    try:
+        outcomes = watched.memories.generate_offered(
+            principal(watched, "a.sales"),
+            run_id="RUN-1",
+            fresh=offered("數量 1,200 件，交期希望 20 天內。", "MAIL-1"),
+        )
+    finally:
+        event.remove(watched.db.engine, "before_cursor_execute", noted)
+    assert [o.result is not None for o in outcomes] == [True, True]
+    heads = [i for i, s in enumerate(statements) if "audit_heads" in s]
+    writes = [i for i, s in enumerate(statements) if s.startswith("INSERT INTO memor")]
+    assert len(heads) == 2 and writes and max(writes) < min(heads)  # one lock, one update
+    assert not verify_chain(watched.db).broken
+
+
+def test_a_failed_generation_leaves_no_audit_entry_and_the_others_keep_theirs(watched, monkeypatch):
+    sales = principal(watched, "a.sales")
+    apply = MemoryWriter.apply
+
+    def refuse_the_customer(self, session, principal, plan, *, target, **kw):
+        if target.scope_key == canonical_scope(ACME):
+            raise InvalidInput("refused for the test")
+        return apply(self, session, principal, plan, target=target, **kw)
+
+    monkeypatch.setattr(MemoryWriter, "apply", refuse_the_customer)
+    outcomes = watched.memories.generate_offered(
+        sales, run_id="RUN-1", fresh=offered("數量 1,200 件，交期希望 20 天內。", "MAIL-1")
+    )
+    assert [(o.scope, o.result is not None) for o in outcomes] == [
+        (canonical_scope(Q42), True),
+        (canonical_scope(ACME), False),
+    ]
+    with watched.db.read() as session:
+        entries = session.execute(
+            select(AuditEntry.action, AuditEntry.detail, AuditEntry.at).where(
+                AuditEntry.action.like("memory.%")
+            )
+        ).all()
+    assert [a for a, _, _ in entries] == ["memory.created", "memory.created", "memory.generated"]
+    assert {d["scope"] for _, d, _ in entries} == {canonical_scope(Q42)}
+    assert {as_utc(at) for _, _, at in entries} == {watched.clock.now()}
+    assert not verify_chain(watched.db).broken
