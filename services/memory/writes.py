@@ -216,8 +216,7 @@ class MemoryWriter:
             legal_hold=False,
         )
         self.embed_row(row)
-        session.add(row)
-        session.flush()
+        session.add(row)  # inserted by revise, at its first revision (no UPDATE after it)
         self.revise(
             session,
             principal,
@@ -260,6 +259,8 @@ class MemoryWriter:
         if not keep_revision:
             self._audit_change(session, principal, row, action, operation)
             return
+        if row in session.new:  # the memory exists before the revision row that references it
+            session.flush()
         session.add(
             MemoryRevisionRow(
                 memory_id=row.memory_id,
