@@ -400,6 +400,7 @@ class MemoryBank:
         """Each scope's key, config and the tenant's policy, read together in one transaction;
         a scope the principal may not read maps to its NotAuthorized."""
         found: dict[str, _ScopeRules | MemdeskError] = {}
+        configs: dict[str, CustomizationConfig] = {}
         with self._db.read() as session:
             policy = load_policy(session, principal.tenant_id, self._defaults.policy)
             for scope in scopes:
@@ -409,7 +410,9 @@ class MemoryBank:
                 if not self._scope_visible(session, principal, scope):
                     found[key] = NotAuthorized(f"no access to memories of scope {key}")
                     continue
-                config = config_for_scope(session, principal.tenant_id, scope, self._defaults)
+                config = config_for_scope(
+                    session, principal.tenant_id, scope, self._defaults, loaded=configs
+                )
                 found[key] = _ScopeRules(scope_key=key, config=config, policy=policy)
         return found
 
