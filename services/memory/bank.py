@@ -14,7 +14,7 @@ from typing import Protocol
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import or_, select
+from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from services.core.clock import Clock, IdGenerator
@@ -53,6 +53,7 @@ from services.memory.types import (
     GenerateResult,
     Memory,
     MemoryChange,
+    MemoryPolicy,
     MemoryPurgeReport,
     MemoryRevision,
     ScoredMemory,
@@ -60,13 +61,23 @@ from services.memory.types import (
     Topic,
     canonical_scope,
 )
-from services.memory.writes import MemoryWriter, Target, lock_scope, utc
+from services.memory.vectors import remembering
+from services.memory.writes import (
+    HeldAudits,
+    MemoryWriter,
+    Target,
+    audits_held,
+    lock_scope,
+    utc,
+)
 from services.records import holds
 from services.records.tasks import may_see_customer
 from services.retrieval.embedders import Embedder, Vectors
 
 MAX_EVENTS = 200  # one conversation; a mailbox is imported in several generations
 MAX_K = 100
+# Memories whose revisions one query reads (bound parameters stay far below every driver's cap).
+HISTORY_BATCH = 500
 
 
 class Extractor(Protocol):
@@ -96,6 +107,15 @@ class _RemoteDecision:
     snapshot: dict[str, int]  # memory_id -> revision the model saw
     model_calls: int
     tokens: int
+
+
+@dataclass(frozen=True)
+class _ScopeRules:
+    """What a generation for one scope goes by: its key, its config, the tenant's policy."""
+
+    scope_key: str
+    config: CustomizationConfig
+    policy: MemoryPolicy
 
 
 @dataclass(frozen=True)
@@ -164,8 +184,9 @@ class MemoryBank:
         self._db = db
         self._clock = clock
         self._ids = ids
-        self._embedder = embedder
-        self._writer = MemoryWriter(clock=clock, ids=ids, embedder=embedder)
+        # The same memories are compared run after run: embedded once (services/memory/vectors).
+        self._embedder = remembering(embedder)
+        self._writer = MemoryWriter(clock=clock, ids=ids, embedder=self._embedder)
         self._extractor = extractor
         self._consolidator = consolidator or consolidate.SimilarityConsolidator()
         self.config = config
@@ -216,6 +237,7 @@ class MemoryBank:
             acl=acl,
             run_id=run_id,
         )
+        self._warm(principal, [prepared])
         with self._db.write() as session:
             lock_scope(session, principal.tenant_id, prepared.target.scope_key)
             result = self._write(session, principal, prepared, dry_run=dry_run)
@@ -233,19 +255,23 @@ class MemoryBank:
         disable_memory_revisions: bool | None = None,
         acl: Sequence[str] = ("tenant",),
         run_id: str | None = None,
+        rules: _ScopeRules | None = None,
     ) -> _Prepared:
         """Everything before the write: checks, the config, extraction and (for a model
-        consolidator) its plan, all outside any write transaction."""
+        consolidator) its plan, all outside any write transaction. `rules` are the scope's,
+        when the caller read them already (a run's offers share their scopes)."""
         require_writer(principal)
-        scope_key = self._scope_key(principal, scope)
+        if rules is None:
+            found = self._rules_for(principal, [scope])[canonical_scope(scope)]
+            if isinstance(found, MemdeskError):
+                raise found
+            rules = found
+        scope_key, config, policy = rules.scope_key, rules.config, rules.policy
         if not events:
             raise InvalidInput("generate needs at least one conversation event")
         if len(events) > MAX_EVENTS:
             raise InvalidInput(f"at most {MAX_EVENTS} events per generation, got {len(events)}")
         readers = _acl(acl)
-        with self._db.read() as session:
-            config = config_for_scope(session, principal.tenant_id, scope, self._defaults)
-            policy = load_policy(session, principal.tenant_id, self._defaults.policy)
         topics = list(config.topics)
         enabled = {t.label for t in topics if t.enabled}
         generation_id = self._ids.new("gen")
@@ -311,6 +337,7 @@ class MemoryBank:
         rows = self._scope_rows(
             session, principal.tenant_id, target.scope_key, self._clock.now(), acl=target.acl
         )
+        self._remember_stored(rows)  # memories other workers wrote since the warm-up
         if decided is not None:
             if {r.memory_id: r.revision for r in rows} != decided.snapshot:
                 raise TransientFailure(
@@ -366,6 +393,73 @@ class MemoryBank:
             model_calls=model_calls,
             tokens=tokens,
         )
+
+    def _rules_for(
+        self, principal: Principal, scopes: Sequence[dict[str, str]]
+    ) -> dict[str, _ScopeRules | MemdeskError]:
+        """Each scope's key, config and the tenant's policy, read together in one transaction;
+        a scope the principal may not read maps to its NotAuthorized."""
+        found: dict[str, _ScopeRules | MemdeskError] = {}
+        configs: dict[str, CustomizationConfig] = {}
+        with self._db.read() as session:
+            policy = load_policy(session, principal.tenant_id, self._defaults.policy)
+            for scope in scopes:
+                key = canonical_scope(scope)
+                if key in found:
+                    continue
+                if not self._scope_visible(session, principal, scope):
+                    found[key] = NotAuthorized(f"no access to memories of scope {key}")
+                    continue
+                config = config_for_scope(
+                    session, principal.tenant_id, scope, self._defaults, loaded=configs
+                )
+                found[key] = _ScopeRules(scope_key=key, config=config, policy=policy)
+        return found
+
+    def _warm(self, principal: Principal, prepared: Sequence[_Prepared]) -> None:
+        """Embed, before the write transaction, what its consolidation will compare: the facts
+        and the scopes' memories with their kept revisions as they stand now, in one model
+        call. Under the scope's lock, which keeps every other generation of the scope (and
+        of the tenant, at its audit head) waiting, the plan then finds them all kept; only
+        memories written meanwhile can still reach the model there, and those come with
+        their stored vectors. A failure here is left to the write, which records it per offer.
+        """
+        local = [p for p in prepared if p.decided is None and (p.kept.facts or p.kept.forget)]
+        if not local:
+            return
+        texts = [f.fact for p in local for f in (*p.kept.forget, *p.kept.facts)]
+        try:
+            with self._db.read() as session:
+                now = self._clock.now()
+                for scope_key, acl, per_candidate in dict.fromkeys(
+                    (
+                        p.target.scope_key,
+                        tuple(p.target.acl),
+                        p.config.revisions_per_candidate_count,
+                    )
+                    for p in local
+                ):
+                    rows = self._scope_rows(
+                        session, principal.tenant_id, scope_key, now, acl=list(acl)
+                    )
+                    self._remember_stored(rows)
+                    texts += [
+                        h for c in self._candidates(session, rows, per_candidate) for h in c.history
+                    ]
+            self._embedder.embed(texts)
+        except MemdeskError:
+            return
+
+    def _remember_stored(self, rows: Sequence[MemoryRow]) -> None:
+        """Keep the vectors memories were stored with, when this embedder wrote them."""
+        dimension = self._embedder.dimension
+        stored = [
+            (r.fact, unpack(r.embedding, dimension))
+            for r in rows
+            if r.embedding_model == self._embedder.name
+        ]
+        kept = [(fact, vector) for fact, vector in stored if vector is not None]
+        self._embedder.remember([fact for fact, _ in kept], [vector for _, vector in kept])
 
     def _decide_remotely(
         self,
@@ -523,9 +617,21 @@ class MemoryBank:
         with self._db.read() as session:
             known = offers.existing(session, principal.tenant_id, fresh)
         items: list[Offer | OfferView] = [o for o in fresh if offers.key_of(o) not in known]
-        todo = [(item, self._prepare_safely(principal, item, run_id)) for item in [*items, *mine]]
+        scopes = [item.scope for item in [*items, *mine]]
+        try:
+            rules: dict[str, _ScopeRules | Exception] = {**self._rules_for(principal, scopes)}
+        except Exception as exc:  # like a failure to prepare each offer: recorded on them
+            rules = {canonical_scope(scope): exc for scope in scopes}
+        todo = [
+            (
+                item,
+                self._prepare_safely(principal, item, run_id, rules[canonical_scope(item.scope)]),
+            )
+            for item in [*items, *mine]
+        ]
         if not todo:
             return []
+        self._warm(principal, [p for _, p in todo if not isinstance(p, Exception)])
         outcomes: list[OfferOutcome] = []
         with self._db.write() as session:
             ids = offers.record(
@@ -538,22 +644,31 @@ class MemoryBank:
             )
             for key in sorted({canonical_scope(item.scope) for item, _ in todo}):
                 lock_scope(session, principal.tenant_id, key)
-            for item, prepared in todo:
-                if isinstance(item, OfferView):
-                    offer_id = item.id
-                elif offers.key_of(item) in ids:
-                    offer_id = ids[offers.key_of(item)]
-                else:
-                    continue  # another run recorded the same event a moment ago
-                source = _run_of(item, run_id)
-                outcomes.append(
-                    self._write_offer(session, principal, offer_id, item, prepared, source=source)
-                )
+            with audits_held(session) as held:
+                for item, prepared in todo:
+                    if isinstance(item, OfferView):
+                        offer_id = item.id
+                    elif offers.key_of(item) in ids:
+                        offer_id = ids[offers.key_of(item)]
+                    else:
+                        continue  # another run recorded the same event a moment ago
+                    source = _run_of(item, run_id)
+                    outcomes.append(
+                        self._write_offer(
+                            session, principal, offer_id, item, prepared, source=source, held=held
+                        )
+                    )
         return outcomes
 
     def _prepare_safely(
-        self, principal: Principal, item: Offer | OfferView, run_id: str
+        self,
+        principal: Principal,
+        item: Offer | OfferView,
+        run_id: str,
+        rules: _ScopeRules | Exception,
     ) -> _Prepared | Exception:
+        if isinstance(rules, Exception):
+            return rules  # recorded on the offer like any failure to prepare it
         try:
             return self._prepare(
                 principal,
@@ -561,6 +676,7 @@ class MemoryBank:
                 events=item.events,
                 acl=item.acl,
                 run_id=_run_of(item, run_id),
+                rules=rules,
             )
         except Exception as exc:  # recorded on the offer, never raised to the run
             return exc
@@ -574,6 +690,7 @@ class MemoryBank:
         prepared: _Prepared | Exception,
         *,
         source: str,
+        held: HeldAudits,
     ) -> OfferOutcome:
         about = OfferOutcome(
             offer_id=offer_id,
@@ -584,12 +701,14 @@ class MemoryBank:
         if isinstance(prepared, Exception):
             attempt = offers.fail(session, offer_id, prepared)
             return about.model_copy(update={"error": _reason(prepared), "attempt": attempt})
-        if not offers.still_owed(session, offer_id):
+        owed = offers.still_owed(session, offer_id)
+        if owed is None:
             return about.model_copy(update={"already_done": True})
         try:
-            with session.begin_nested():  # a failed write leaves the others' writes standing
+            # A failed write leaves the others' writes (and their audit entries) standing.
+            with held.part(), session.begin_nested():
                 result = self._write(session, principal, prepared, dry_run=False)
-                offers.done(session, offer_id, result.generation_id, now=self._clock.now())
+                offers.done(owed, result.generation_id, now=self._clock.now())
         except MemdeskError as exc:
             attempt = offers.fail(session, offer_id, exc)
             return about.model_copy(update={"error": _reason(exc), "attempt": attempt})
@@ -623,12 +742,17 @@ class MemoryBank:
             raise InvalidInput(f"k must be between 1 and {MAX_K}")
         keys = [(scope, self._scope_key(principal, scope)) for scope in scopes]
         texts = [q for q in queries if q.strip()]
-        found: list[RecalledMemory] = []
         with self._db.read() as session:
             now = self._clock.now()
-            for _, key in keys:
-                rows = self._scope_rows(session, principal.tenant_id, key, now, reader=principal)
-                found += self._ranked(rows, texts, k)
+            per_scope = [
+                self._scope_rows(session, principal.tenant_id, key, now, reader=principal)
+                for _, key in keys
+            ]
+        # The queries are embedded once, for every scope that has memories to rank.
+        asked = self._embedder.embed_queries(texts) if texts and any(per_scope) else None
+        found: list[RecalledMemory] = []
+        for rows in per_scope:
+            found += self._ranked(rows, asked, k)
         if not audited:
             return found
         with self._db.write() as session:
@@ -645,14 +769,17 @@ class MemoryBank:
             )
         return found
 
-    def _ranked(self, rows: list[MemoryRow], queries: list[str], k: int) -> list[RecalledMemory]:
+    def _ranked(
+        self, rows: list[MemoryRow], queries: Vectors | None, k: int
+    ) -> list[RecalledMemory]:
+        """The k rows closest to any of the queries (their vectors), else the newest k."""
         if not rows:
             return []
-        if not queries:
+        if queries is None:
             newest = sorted(rows, key=lambda r: (r.updated_at, r.memory_id), reverse=True)
             return [RecalledMemory(memory=to_memory(r), score=0.0) for r in newest[:k]]
         matrix = self._vectors(rows)
-        scores = np.max(matrix @ np.vstack([self._embedder.embed_query(q) for q in queries]).T, 1)
+        scores = np.max(matrix @ queries.T, 1)
         order = sorted(range(len(rows)), key=lambda i: (-float(scores[i]), rows[i].memory_id))
         return [
             RecalledMemory(memory=to_memory(rows[i]), score=round(float(scores[i]), 6))
@@ -1028,27 +1155,19 @@ class MemoryBank:
     def _candidates(
         self, session: Session, rows: list[MemoryRow], per_candidate: int
     ) -> list[consolidate.Candidate]:
-        candidates = []
-        for row in rows:
-            history = session.scalars(
-                select(MemoryRevisionRow.fact)
-                .where(
-                    MemoryRevisionRow.memory_id == row.memory_id,
-                    MemoryRevisionRow.action != "deleted",
-                )
-                .order_by(MemoryRevisionRow.revision.desc())
-                .limit(per_candidate)
-            ).all()
-            candidates.append(
-                consolidate.Candidate(
-                    memory_id=row.memory_id,
-                    topic=row.topic,
-                    kind=row.kind,
-                    fact=row.fact,
-                    history=tuple(dict.fromkeys([row.fact, *history]))[:per_candidate],
-                )
+        histories = _histories(session, [row.memory_id for row in rows], per_candidate)
+        return [
+            consolidate.Candidate(
+                memory_id=row.memory_id,
+                topic=row.topic,
+                kind=row.kind,
+                fact=row.fact,
+                history=tuple(dict.fromkeys([row.fact, *histories.get(row.memory_id, [])]))[
+                    :per_candidate
+                ],
             )
-        return candidates
+            for row in rows
+        ]
 
     def _vectors(self, rows: list[MemoryRow]) -> Vectors:
         """Stored vectors of this embedder's space; facts embedded by another model are redone."""
@@ -1063,6 +1182,40 @@ class MemoryBank:
             for j, i in enumerate(missing):
                 stored[i] = fresh[j]
         return np.vstack([v for v in stored if v is not None]).astype(np.float32)
+
+
+def _histories(session: Session, memory_ids: list[str], per_candidate: int) -> dict[str, list[str]]:
+    """The latest `per_candidate` facts of each memory's revisions that did not delete it,
+    newest first: one query for a scope's memories instead of one per memory (every query
+    under the scope's lock is a round trip other generations wait for)."""
+    found: dict[str, list[str]] = {}
+    if per_candidate < 1:
+        return found
+    for start in range(0, len(memory_ids), HISTORY_BATCH):
+        ranked = (
+            select(
+                MemoryRevisionRow.memory_id,
+                MemoryRevisionRow.fact,
+                func.row_number()
+                .over(
+                    partition_by=MemoryRevisionRow.memory_id,
+                    order_by=MemoryRevisionRow.revision.desc(),
+                )
+                .label("newest"),
+            )
+            .where(
+                MemoryRevisionRow.memory_id.in_(memory_ids[start : start + HISTORY_BATCH]),
+                MemoryRevisionRow.action != "deleted",
+            )
+            .subquery()
+        )
+        for memory_id, fact in session.execute(
+            select(ranked.c.memory_id, ranked.c.fact)
+            .where(ranked.c.newest <= per_candidate)
+            .order_by(ranked.c.memory_id, ranked.c.newest)
+        ):
+            found.setdefault(memory_id, []).append(fact)
+    return found
 
 
 def _acl(entries: Sequence[str]) -> list[str]:

@@ -327,13 +327,25 @@ def _require_config(session: Session, tenant_id: str, key: str) -> None:
 
 
 def config_for_scope(
-    session: Session, tenant_id: str, scope: Mapping[str, str], defaults: ConfigDefaults
+    session: Session,
+    tenant_id: str,
+    scope: Mapping[str, str],
+    defaults: ConfigDefaults,
+    *,
+    loaded: dict[str, CustomizationConfig] | None = None,
 ) -> CustomizationConfig:
-    """The keyed config whose scope keys equal the scope's exactly, else the default."""
+    """The keyed config whose scope keys equal the scope's exactly, else the default.
+    `loaded` keeps the configs read in this session by key (several scopes of one run
+    usually share the default one)."""
     key = config_key(list(scope))
-    if key and session.get(MemoryCustomizationRow, (tenant_id, key)) is not None:
+    unknown = key and (loaded is None or key not in loaded)
+    if unknown and session.get(MemoryCustomizationRow, (tenant_id, key)) is None:
+        key = ""  # no keyed config for exactly these keys: the default
+    if loaded is None:
         return load_config(session, tenant_id, key, defaults)
-    return load_config(session, tenant_id, "", defaults)
+    if key not in loaded:
+        loaded[key] = load_config(session, tenant_id, key, defaults)
+    return loaded[key]
 
 
 def load_config(

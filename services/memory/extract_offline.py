@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from services.memory.types import (
     FewShotExample,
     Topic,
 )
+from services.memory.vectors import embed_queries
 from services.retrieval.embedders import Embedder
 
 _NOT_ALNUM_BEFORE = r"(?<![A-Za-z0-9])"
@@ -225,6 +227,18 @@ def _singular(match: re.Match[str]) -> str:
     return match.group(0).rsplit(" ", 1)[0] + " " + verb
 
 
+@dataclass(frozen=True)
+class _Read:
+    """One sentence as the patterns read it, before the examples are asked about it."""
+
+    index: int  # of its event
+    author: str
+    sentence: str
+    question: bool
+    found: list[ExtractedFact]
+    dropped: list[ExtractedFact]
+
+
 class OfflineExtractor:
     """Deterministic, no network.
 
@@ -251,8 +265,30 @@ class OfflineExtractor:
         enabled = {t.label: t for t in topics if t.enabled}
         silent = {_norm(e.text) for ex in examples if not ex.memories for e in ex.events}
         shown = _ExampleSentences(examples, enabled, self._embedder, self._example_threshold)
+        read = self._read(events, enabled, silent)
+        # The sentences no pattern explained are compared with the examples in one batch.
+        unexplained = [r.sentence for r in read if not (r.found or r.dropped or r.question)]
+        taught = dict(zip(unexplained, shown.topics_for(unexplained), strict=True))
         facts: list[ExtractedFact] = []
         forget: list[ExtractedFact] = []
+        for r in read:
+            found = r.found
+            topic = taught.get(r.sentence) if not (found or r.dropped or r.question) else None
+            if topic is not None:
+                found = [
+                    ExtractedFact(topic=topic, kind="example", fact=r.sentence, event_index=r.index)
+                ]
+            for fact in found:
+                text = _phrase(fact.fact, r.author, third_person)
+                facts.append(fact.model_copy(update={"fact": text}))
+            forget.extend(r.dropped)
+        return Extraction(facts=tuple(_unique(facts)), forget=tuple(forget), extractor=self.name)
+
+    def _read(
+        self, events: Sequence[ConversationEvent], enabled: dict[str, Topic], silent: set[str]
+    ) -> list[_Read]:
+        """What the patterns find in each sentence the customer or a person wrote, in order."""
+        read: list[_Read] = []
         for index, event in enumerate(events):
             if event.author == "agent" or _norm(event.text) in silent:
                 continue  # the agent's own words are not the customer's facts
@@ -262,19 +298,8 @@ class OfflineExtractor:
                 found, dropped = self._sentence(
                     sentence, question, enabled, index, zh=is_chinese(event.text)
                 )
-                if not found and not dropped and not question:
-                    topic = shown.topic_for(sentence)
-                    if topic is not None:
-                        found = [
-                            ExtractedFact(
-                                topic=topic, kind="example", fact=sentence, event_index=index
-                            )
-                        ]
-                for fact in found:
-                    text = _phrase(fact.fact, event.author, third_person)
-                    facts.append(fact.model_copy(update={"fact": text}))
-                forget.extend(dropped)
-        return Extraction(facts=tuple(_unique(facts)), forget=tuple(forget), extractor=self.name)
+                read.append(_Read(index, event.author, sentence, question, found, dropped))
+        return read
 
     def _sentence(
         self, sentence: str, question: bool, enabled: dict[str, Topic], index: int, *, zh: bool
@@ -452,12 +477,17 @@ class _ExampleSentences:
                     self._topics.append(topics[0])
         self._vectors = embedder.embed(texts) if embedder is not None and texts else None
 
-    def topic_for(self, sentence: str) -> str | None:
-        if self._embedder is None or self._vectors is None:
-            return None
-        scores = self._vectors @ self._embedder.embed_query(sentence)
-        best = int(np.argmax(scores))
-        return self._topics[best] if float(scores[best]) >= self._threshold else None
+    def topics_for(self, sentences: Sequence[str]) -> list[str | None]:
+        """The topic each sentence's closest example teaches, if close enough; the sentences
+        are embedded together (one model call for a mail's unexplained sentences)."""
+        if self._embedder is None or self._vectors is None or not sentences:
+            return [None] * len(sentences)
+        found: list[str | None] = []
+        for query in embed_queries(self._embedder, sentences):
+            row = self._vectors @ query
+            best = int(np.argmax(row))
+            found.append(self._topics[best] if float(row[best]) >= self._threshold else None)
+        return found
 
 
 def _phrase(fact: str, author: str, third: bool) -> str:

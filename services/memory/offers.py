@@ -117,18 +117,17 @@ def record(
     return made
 
 
-def still_owed(session: Session, offer_id: int) -> bool:
-    """Lock the offer; False when someone generated it meanwhile (an idle worker's catch-up
+def still_owed(session: Session, offer_id: int) -> MemoryOfferRow | None:
+    """The offer, locked; None when someone generated it meanwhile (an idle worker's catch-up
     racing the task's next run): it must not be generated twice."""
     row = session.get(MemoryOfferRow, offer_id, with_for_update=True, populate_existing=True)
-    return row is not None and row.status != DONE
+    return row if row is not None and row.status != DONE else None
 
 
-def done(session: Session, offer_id: int, generation_id: str, *, now: datetime) -> None:
-    row = session.get(MemoryOfferRow, offer_id, with_for_update=True)
-    if row is not None:
-        row.status, row.generation_id, row.done_at = DONE, generation_id, now
-        row.attempts += 1
+def done(row: MemoryOfferRow, generation_id: str, *, now: datetime) -> None:
+    """Mark an offer still_owed locked as generated (no second round trip to lock it again)."""
+    row.status, row.generation_id, row.done_at = DONE, generation_id, now
+    row.attempts += 1
 
 
 def fail(session: Session, offer_id: int, exc: Exception) -> int:

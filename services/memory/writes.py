@@ -7,9 +7,11 @@ source event) in the caller's unit of work; `MemoryBank` decides what changes, t
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.orm import Session
@@ -42,6 +44,58 @@ class Target:
     policy: MemoryPolicy
     keep_revisions: bool = True
     run_id: str | None = None
+
+
+# session.info key of the HeldAudits a unit of work collects its memory audit entries in.
+_HELD = "memory_audits_held"
+
+
+@dataclass(frozen=True)
+class _At:
+    """The clock of an audit entry written later: it keeps the time of the change."""
+
+    at: datetime
+
+    def now(self) -> datetime:
+        return self.at
+
+    def sleep(self, seconds: float) -> None:  # pragma: no cover - never waits
+        raise NotImplementedError
+
+
+@dataclass
+class HeldAudits:
+    """Audit entries of a unit of work that writes several generations, each in a savepoint,
+    recorded together when it is done. The audit chain locks the tenant's head when a
+    savepoint with entries commits (services/records/audit_chain._seal) and holds it to the end
+    of the transaction; writing them last takes that lock once, after every generation, instead
+    of keeping every other writer of the tenant waiting while the next ones consolidate."""
+
+    entries: list[dict[str, Any]] = field(default_factory=list)
+
+    @contextmanager
+    def part(self) -> Iterator[None]:
+        """One savepoint's entries: dropped with it if it fails."""
+        mark = len(self.entries)
+        try:
+            yield
+        except BaseException:
+            del self.entries[mark:]
+            raise
+
+
+@contextmanager
+def audits_held(session: Session) -> Iterator[HeldAudits]:
+    """Collect MemoryWriter.audit entries of this unit of work, then record them in order."""
+    held = HeldAudits()
+    session.info[_HELD] = held
+    try:
+        yield held
+    finally:
+        session.info.pop(_HELD, None)
+    for entry in held.entries:
+        at = entry.pop("at")
+        audit.record(session, clock=_At(at), **entry)
 
 
 class MemoryWriter:
@@ -162,8 +216,7 @@ class MemoryWriter:
             legal_hold=False,
         )
         self.embed_row(row)
-        session.add(row)
-        session.flush()
+        session.add(row)  # inserted by revise, at its first revision (no UPDATE after it)
         self.revise(
             session,
             principal,
@@ -206,6 +259,8 @@ class MemoryWriter:
         if not keep_revision:
             self._audit_change(session, principal, row, action, operation)
             return
+        if row in session.new:  # the memory exists before the revision row that references it
+            session.flush()
         session.add(
             MemoryRevisionRow(
                 memory_id=row.memory_id,
@@ -253,18 +308,21 @@ class MemoryWriter:
         after: str | None = None,
         detail: dict[str, object] | None = None,
     ) -> None:
-        audit.record(
-            session,
-            clock=self._clock,
-            tenant_id=principal.tenant_id,
-            actor=principal.user_id,
-            action=action,
-            subject_type="memory",
-            subject_id=subject,
-            before_ref=before,
-            after_ref=after,
-            detail=dict(detail or {}),
-        )
+        entry: dict[str, Any] = {
+            "tenant_id": principal.tenant_id,
+            "actor": principal.user_id,
+            "action": action,
+            "subject_type": "memory",
+            "subject_id": subject,
+            "before_ref": before,
+            "after_ref": after,
+            "detail": dict(detail or {}),
+        }
+        held = session.info.get(_HELD)
+        if isinstance(held, HeldAudits):  # recorded by audits_held when the unit is done
+            held.entries.append({**entry, "at": self._clock.now()})
+            return
+        audit.record(session, clock=self._clock, **entry)
 
 
 def lock_scope(session: Session, tenant_id: str, scope_key: str) -> None:

@@ -7,6 +7,7 @@ from sqlalchemy import select
 
 from services.core.errors import InvalidInput, NotAuthorized, NotFound
 from services.db.models import AuditEntry
+from services.memory.offers import Offer
 from services.memory.types import ConversationEvent, ExampleMemory
 from tests.conftest import principal
 
@@ -182,3 +183,21 @@ def test_the_bank_names_its_embedding_and_generation_models(loaded):
     models = loaded.memories.models()
     assert models.embedding_model == loaded.index.embedder.name
     assert (models.extraction, models.consolidation) == ("offline", "similarity")
+
+
+def test_a_runs_offers_each_go_by_their_own_scopes_config(loaded):
+    """generate_offered reads the rules of all its scopes at once: the keyed customer config
+    must still govern the customer's offer, and the default the task's and the author's."""
+    keyed(loaded, ["customer_id"], no_revisions=True)
+    event = ConversationEvent(kind="mail", author="customer", text=MIXED, event_id="MAIL-9")
+    scopes = [{"task_id": "Q42"}, CUSTOMER, {"user_id": "a.sales"}]
+    outcomes = loaded.memories.generate_offered(
+        principal(loaded, "a.sales"),
+        run_id="RUN-9",
+        fresh=[Offer(scope=s, events=(event,), task_id="Q42") for s in scopes],
+    )
+    assert [(o.scope, o.result.config if o.result else "failed") for o in outcomes] == [
+        ("task_id=Q42", ""),
+        ("customer_id=C-ACME", "customer_id"),
+        ("user_id=a.sales", ""),
+    ]

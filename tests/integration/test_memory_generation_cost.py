@@ -1,0 +1,212 @@
+"""What a generation costs, counted (never timed): embedding model calls and where they happen.
+
+Under the scope's lock every other generation of the scope waits (on PostgreSQL, so does every
+writer of the tenant at its audit head), so the model is asked before the write transaction:
+in one batch for everything a generation will compare, also for memories another worker wrote.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event, select
+from sqlalchemy.orm import Session
+
+from services import bootstrap
+from services.bootstrap import Services
+from services.core.clock import FakeClock, as_utc
+from services.core.errors import InvalidInput
+from services.db.models import AuditEntry
+from services.db.models_memory import MemoryRevisionRow
+from services.memory.bank import _histories
+from services.memory.offers import Offer
+from services.memory.types import ConversationEvent, canonical_scope
+from services.memory.writes import MemoryWriter
+from services.records.audit_chain import verify_chain
+from services.retrieval.embedders import HashingEmbedder, Vectors
+from services.settings import Settings
+from tests.conftest import principal
+from tests.support.corpus import corpus_dict, write_corpus
+from tests.support.ids import SequentialIds
+
+Q42 = {"task_id": "Q42"}
+ACME = {"customer_id": "C-ACME"}
+
+
+class Watched(HashingEmbedder):
+    """The model, noting each call and whether a write transaction was open."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writing = False
+        self.calls: list[tuple[bool, int]] = []
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        self.calls.append((self.writing, len(texts)))
+        return super().embed(texts)
+
+    def embed_query(self, text: str) -> Vectors:
+        self.calls.append((self.writing, 1))
+        return super().embed_query(text)
+
+
+def _watched(settings: Settings, clock: FakeClock, model: Watched) -> Services:
+    built = bootstrap.build(settings, clock=clock, ids=SequentialIds(), embedder=model)
+    write = built.db.write
+
+    @contextmanager
+    def watched_write() -> Iterator[Session]:
+        with write() as session:
+            model.writing = True
+            try:
+                yield session
+            finally:
+                model.writing = False
+
+    built.db.write = watched_write  # type: ignore[method-assign]
+    return built
+
+
+@pytest.fixture
+def watched(settings: Settings, clock: FakeClock, tmp_path: Path) -> Iterator[Services]:
+    model = Watched()
+    built = _watched(settings, clock, model)
+    built.importer.import_file(write_corpus(tmp_path / "corpus.json", corpus_dict()))
+    built.memories_model = model  # type: ignore[attr-defined]
+    yield built
+    built.close()
+
+
+def mail(text: str, event_id: str) -> tuple[ConversationEvent, ...]:
+    return (ConversationEvent(kind="mail", author="customer", text=text, event_id=event_id),)
+
+
+def offered(text: str, event_id: str) -> list[Offer]:
+    return [Offer(scope=s, events=mail(text, event_id), task_id="Q42") for s in (Q42, ACME)]
+
+
+def test_a_runs_generation_asks_the_model_nothing_inside_the_write_transaction(watched):
+    model: Watched = watched.memories_model
+    sales = principal(watched, "a.sales")
+    first = watched.memories.generate_offered(
+        sales, run_id="RUN-1", fresh=offered("數量 1,200 件，交期希望 20 天內。", "MAIL-1")
+    )
+    assert [o.result.changes[0].action for o in first if o.result] == ["created", "created"]
+    model.calls.clear()
+    second = watched.memories.generate_offered(
+        sales, run_id="RUN-2", fresh=offered("數量改為 1,500 件，交期希望 25 天內。", "MAIL-2")
+    )
+    assert [c.action for o in second if o.result for c in o.result.changes] == ["updated"] * 4
+    assert model.calls and not [c for c in model.calls if c[0]]
+    # The same mail for two scopes: its texts reach the model once, in few calls.
+    assert len(model.calls) <= 2
+
+
+def test_memories_another_worker_wrote_are_not_embedded_again_under_the_lock(
+    watched, settings: Settings, clock: FakeClock
+):
+    sales = principal(watched, "a.sales")
+    watched.memories.generate_offered(
+        sales, run_id="RUN-1", fresh=offered("數量 1,200 件，交期希望 20 天內。", "MAIL-1")
+    )
+    other_model = Watched()  # another worker process: its own, empty cache
+    other = _watched(settings, clock, other_model)
+    try:
+        outcomes = other.memories.generate_offered(
+            principal(other, "a.sales"),
+            run_id="RUN-2",
+            fresh=offered("數量改為 1,500 件。", "MAIL-2"),
+        )
+    finally:
+        other.close()
+    assert [c.action for o in outcomes if o.result for c in o.result.changes] == ["updated"] * 2
+    assert other_model.calls and not [c for c in other_model.calls if c[0]]
+
+
+def test_a_scopes_histories_in_one_query_match_one_query_per_memory(watched):
+    sales = principal(watched, "a.sales")
+    texts = [
+        "數量 1,200 件，交期希望 20 天內。",
+        "數量改為 1,500 件，交期希望 25 天內。",
+        "數量改為 1,800 件。",
+        "請忘記交期的要求。",
+        "材質為 SUS304。",
+    ]
+    for n, text in enumerate(texts):
+        watched.memories.generate(
+            sales, scope=Q42, events=list(mail(text, f"MAIL-{n}")), acl=("tenant",)
+        )
+    with watched.db.read() as session:
+        ids = sorted(set(session.scalars(select(MemoryRevisionRow.memory_id))))
+        assert len(ids) == 3
+        for per_candidate in (0, 1, 2, 5):
+            expected = {
+                memory_id: list(
+                    session.scalars(
+                        select(MemoryRevisionRow.fact)
+                        .where(
+                            MemoryRevisionRow.memory_id == memory_id,
+                            MemoryRevisionRow.action != "deleted",
+                        )
+                        .order_by(MemoryRevisionRow.revision.desc())
+                        .limit(per_candidate)
+                    )
+                )
+                for memory_id in ids
+            }
+            found = _histories(session, ids, per_candidate)
+            assert {k: found.get(k, []) for k in ids} == expected
+
+
+def test_a_runs_generations_take_the_tenants_audit_head_once_after_every_memory_write(watched):
+    statements: list[str] = []
+
+    def noted(conn, cursor, statement, parameters, context, executemany):
+        statements.append(" ".join(statement.split())[:40])
+
+    event.listen(watched.db.engine, "before_cursor_execute", noted)
+    try:
+        outcomes = watched.memories.generate_offered(
+            principal(watched, "a.sales"),
+            run_id="RUN-1",
+            fresh=offered("數量 1,200 件，交期希望 20 天內。", "MAIL-1"),
+        )
+    finally:
+        event.remove(watched.db.engine, "before_cursor_execute", noted)
+    assert [o.result is not None for o in outcomes] == [True, True]
+    heads = [i for i, s in enumerate(statements) if "audit_heads" in s]
+    writes = [i for i, s in enumerate(statements) if s.startswith("INSERT INTO memor")]
+    assert len(heads) == 2 and writes and max(writes) < min(heads)  # one lock, one update
+    assert not verify_chain(watched.db).broken
+
+
+def test_a_failed_generation_leaves_no_audit_entry_and_the_others_keep_theirs(watched, monkeypatch):
+    sales = principal(watched, "a.sales")
+    apply = MemoryWriter.apply
+
+    def refuse_the_customer(self, session, principal, plan, *, target, **kw):
+        if target.scope_key == canonical_scope(ACME):
+            raise InvalidInput("refused for the test")
+        return apply(self, session, principal, plan, target=target, **kw)
+
+    monkeypatch.setattr(MemoryWriter, "apply", refuse_the_customer)
+    outcomes = watched.memories.generate_offered(
+        sales, run_id="RUN-1", fresh=offered("數量 1,200 件，交期希望 20 天內。", "MAIL-1")
+    )
+    assert [(o.scope, o.result is not None) for o in outcomes] == [
+        (canonical_scope(Q42), True),
+        (canonical_scope(ACME), False),
+    ]
+    with watched.db.read() as session:
+        entries = session.execute(
+            select(AuditEntry.action, AuditEntry.detail, AuditEntry.at).where(
+                AuditEntry.action.like("memory.%")
+            )
+        ).all()
+    assert [a for a, _, _ in entries] == ["memory.created", "memory.created", "memory.generated"]
+    assert {d["scope"] for _, d, _ in entries} == {canonical_scope(Q42)}
+    assert {as_utc(at) for _, _, at in entries} == {watched.clock.now()}
+    assert not verify_chain(watched.db).broken
