@@ -373,7 +373,8 @@ def search_tries(
 def _after_name(
     search: Search, query: str, result: RetrievalResult, documents: Sequence[str]
 ) -> list[str]:
-    """What to search for after the name's own search."""
+    """What to search for after the name's own search, or after a glossary field's search by
+    both its Chinese words (each alone)."""
     if result.status == "source_conflict":
         return []  # a conflict is for a person, whatever other words would find
     if query == search.need.query and search.variants:

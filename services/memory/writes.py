@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import text
 from sqlalchemy.orm import Session
 
-from services.core.clock import Clock, IdGenerator, as_utc
+from services.core.clock import Clock, FakeClock, IdGenerator, as_utc
 from services.core.principals import Principal
 from services.db.models_memory import MemoryRevisionRow, MemoryRow
 from services.memory import consolidate
@@ -48,19 +48,6 @@ class Target:
 
 # session.info key of the HeldAudits a unit of work collects its memory audit entries in.
 _HELD = "memory_audits_held"
-
-
-@dataclass(frozen=True)
-class _At:
-    """The clock of an audit entry written later: it keeps the time of the change."""
-
-    at: datetime
-
-    def now(self) -> datetime:
-        return self.at
-
-    def sleep(self, seconds: float) -> None:  # pragma: no cover - never waits
-        raise NotImplementedError
 
 
 @dataclass
@@ -95,7 +82,7 @@ def audits_held(session: Session) -> Iterator[HeldAudits]:
         session.info.pop(_HELD, None)
     for entry in held.entries:
         at = entry.pop("at")
-        audit.record(session, clock=_At(at), **entry)
+        audit.record(session, clock=FakeClock(at), **entry)  # the time of the change
 
 
 class MemoryWriter:

@@ -38,19 +38,14 @@ _depth = 0
 _CONTROLLERS: list[Any] = list(ThreadpoolController().select(user_api="blas").lib_controllers)
 
 
-def _blas() -> list[Any]:
-    return _CONTROLLERS
-
-
 @contextmanager
 def single_threaded() -> Iterator[None]:
     """BLAS calls inside run on the calling thread only."""
     global _depth
     with _lock:
         if _depth == 0:
-            controllers = _blas()
-            _saved[:] = [c.get_num_threads() for c in controllers]
-            for controller in controllers:
+            _saved[:] = [c.get_num_threads() for c in _CONTROLLERS]
+            for controller in _CONTROLLERS:
                 controller.set_num_threads(1)
         _depth += 1
     try:
@@ -59,10 +54,10 @@ def single_threaded() -> Iterator[None]:
         with _lock:
             _depth -= 1
             if _depth == 0:
-                for controller, threads in zip(_blas(), _saved, strict=True):
+                for controller, threads in zip(_CONTROLLERS, _saved, strict=True):
                     controller.set_num_threads(threads)
 
 
 def blas_threads() -> list[int]:
     """The thread count of each loaded BLAS library now (for tests)."""
-    return [c.get_num_threads() for c in _blas()]
+    return [c.get_num_threads() for c in _CONTROLLERS]

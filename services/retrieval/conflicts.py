@@ -53,7 +53,7 @@ def find_conflicts(
     analyses: TextAnalyses | None = None,
 ) -> tuple[list[Conflict], list[Evidence]]:
     """`analyses` remembers each quote's facts with its chunk (they depend on the text alone)."""
-    facts_of = _facts_reader(analyses or TextAnalyses(0))
+    facts_of = _facts_reader(analyses if analyses is not None else TextAnalyses(0))
     stated = [
         s
         for e in evidence

@@ -130,7 +130,7 @@ def question_conflicts(
         profile,
         measures,
         spelled,
-        analyses or TextAnalyses(0),
+        analyses if analyses is not None else TextAnalyses(0),
         asked=frozenset(_words(_expanded(text_analysis.normalize(profile.query), spelled))),
     )
     answers = {
