@@ -340,7 +340,19 @@ class IndexChunk(Base):
         ForeignKeyConstraint(
             ["index_version"], ["index_versions.index_version"], ondelete="CASCADE"
         ),
-        Index("ix_index_chunks_doc", "index_version", "tenant_id", "document_id", "version"),
+        # Covers the tenant's chunk list (services.retrieval.eligibility.load_chunk_table), so
+        # a principal's first query reads it from the index alone; a document's chunks by prefix.
+        Index(
+            "ix_index_chunks_doc",
+            "index_version",
+            "tenant_id",
+            "document_id",
+            "version",
+            "chunk_id",
+            "start",
+            "end",
+            "content_hash",
+        ),
     )
 
     index_version: Mapped[str] = mapped_column(String(64), primary_key=True)

@@ -1,6 +1,7 @@
 """SQL eligibility and re-verification on SQLite read what they need: the eligible versions
 from the covering index, a hit's document by its key (not every approved version of the
-tenant, bodies and all). PostgreSQL plans from the statistics its autovacuum keeps."""
+tenant, bodies and all), the tenant's chunk list from its index alone. PostgreSQL plans from
+the statistics its autovacuum keeps."""
 
 from __future__ import annotations
 
@@ -17,12 +18,12 @@ from services.retrieval import eligibility
 from tests.support.retrieval import fake_services, fake_store  # noqa: F401  (fixtures)
 
 
-def plans(services: Services, run) -> list[str]:
-    """SQLite's query plan of every document_versions query `run` sends."""
+def plans(services: Services, run, *, table: str = "document_versions") -> list[str]:
+    """SQLite's query plan of every query of `table` that `run` sends."""
     sent: list[tuple[str, object]] = []
 
     def capture(_conn, _cursor, statement, parameters, _context, _many):
-        if statement.lstrip().startswith("SELECT document_versions"):
+        if statement.lstrip().startswith(f"SELECT {table}"):
             sent.append((statement, parameters))
 
     event.listen(services.db.engine, "before_cursor_execute", capture)
@@ -69,3 +70,16 @@ def test_eligibility_reads_the_index_only_and_verification_reads_by_key(tenant: 
         )
     assert listed and all("COVERING INDEX ix_document_versions_eligible" in p for p in listed)
     assert verified and all("sqlite_autoindex_document_versions_1" in p for p in verified)
+
+
+def test_the_chunk_list_is_read_from_its_index_alone(tenant: Services):
+    tenant.index.sync()
+    active = tenant.index.active()
+    assert active is not None and active.chunk_count > 10_000
+    with tenant.db.read() as session:
+        listed = plans(
+            tenant,
+            lambda: eligibility.load_chunk_table(session, active.index_version, "T000", 1),
+            table="index_chunks",
+        )
+    assert listed and all("COVERING INDEX ix_index_chunks_doc" in p for p in listed)
