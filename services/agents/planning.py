@@ -91,7 +91,9 @@ def read_supplement(state: TaskState, supplement: str | None) -> SupplementReadi
     topics = [
         key
         for key in glossary.topics_in(" ".join(plain))
-        if key not in state.pending and key not in state.confirmed
+        if key not in state.pending
+        and key not in state.confirmed
+        and any(glossary.raises(part, key) for part in plain)
     ]
     return SupplementReading(
         answers=answers,

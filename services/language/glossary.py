@@ -17,6 +17,7 @@ Entry attributes:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -272,6 +273,47 @@ def chosen_option(text: str, key: str) -> str | None:
 def mentions(text: str, key: str) -> bool:
     folded = normalize(text).lower()
     return any(phrase.lower() in folded for phrase in term(key).phrases)
+
+
+# English closed-class words that, right before a word, make it a verb: a request ("please",
+# "to"), a modal or a subject pronoun ("can you finish", "we finish").
+_ACT_BEFORE_TEXT = """
+    please pls to can could will would shall should must may might let's lets i you we they he she
+"""
+_ACT_BEFORE = frozenset(_ACT_BEFORE_TEXT.split())
+# ...and, after a word that opens its clause, its object: "finish the quote", "finish it".
+_OBJECT_AFTER_TEXT = """
+    it them this that these those the a an our your my his her their its up off
+"""
+_OBJECT_AFTER = frozenset(_OBJECT_AFTER_TEXT.split())
+_LATIN_WORD = re.compile(r"[a-z][a-z'-]*")
+
+
+def raises(text: str, key: str) -> bool:
+    """Whether a person's text raises the topic: `mentions`, except through a one-word English
+    phrase used as a verb ("please finish it", "can you finish the Chicago quote" ask for no
+    surface finish), which English's own closed-class words around it show."""
+    folded = normalize(text).lower()
+    for phrase in term(key).phrases:
+        wanted = phrase.lower()
+        if wanted not in folded:
+            continue
+        if not _LATIN_WORD.fullmatch(wanted):
+            return True
+        for match in re.finditer(re.escape(wanted), folded):
+            start, end = match.span()
+            whole = not folded[start - 1 : start].isalpha() and not folded[end : end + 1].isalpha()
+            if not whole or not _as_verb(folded[:start], folded[end:]):
+                return True
+    return False
+
+
+def _as_verb(before: str, after: str) -> bool:
+    previous = _LATIN_WORD.findall(before)
+    if previous:
+        return previous[-1] in _ACT_BEFORE
+    following = _LATIN_WORD.findall(after)
+    return bool(following) and following[0] in _OBJECT_AFTER
 
 
 def topics_in(text: str) -> list[str]:

@@ -41,6 +41,25 @@ def test_a_named_choice_is_recorded_and_an_unclear_one_is_not():
 
 
 @pytest.mark.parametrize(
+    ("supplement", "topics"),
+    [
+        # equipment-rental desk (chatlog): "finish" is the verb of a request
+        ("Dana wants the crane estimate first thing Monday. Please finish it.", []),
+        ("Please finish the quote so I can review it Monday.", []),
+        # freight forwarder: a modal and its subject before it
+        ("Can you finish the Chicago quote and tell me what paperwork applies?", []),
+        ("Finish the quote today.", []),
+        # the noun still raises the topic, in either language
+        ("The customer asks what finish the bracket needs.", ["surface_treatment"]),
+        ("They want a black finish on the housing.", ["surface_treatment"]),
+        ("客戶詢問表面處理的做法。", ["surface_treatment"]),
+    ],
+)
+def test_a_supplement_raises_a_topic_by_its_noun_not_by_a_verb_spelled_alike(supplement, topics):
+    assert read_supplement(task(), supplement).topics == topics
+
+
+@pytest.mark.parametrize(
     ("supplement", "contradictions"),
     [
         ("數量改為 1,500 件。", {"quantity": 1500}),
