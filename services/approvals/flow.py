@@ -180,27 +180,15 @@ class ApprovalFlow:
             raise InvalidInput(f"approval {approval_id} is a {item.kind} item: no result to record")
         if result is not None and not approve:
             raise InvalidInput("a result is recorded with an approval, not with a rejection")
-        repeat = item.status == (APPROVED if approve else REJECTED)
-        if not repeat:
-            latest = max(v.decision_version for v in self.current(principal, item.task_id))
-            if item.decision_version != latest:
-                raise InvalidInput(
-                    f"approval {approval_id} belongs to decision v{item.decision_version}; "
-                    f"task {item.task_id} now has decision v{latest}"
-                )
-            state = self._tasks.get(principal, item.task_id).state
-            if state.status != TaskStatus.awaiting_approval:
-                raise InvalidInput(
-                    f"task {item.task_id} is {state.status.value}, not awaiting approval"
-                )
-            if approve:
-                waiting = self.waiting_for(principal, approval_id)
-                if waiting:
-                    raise InvalidInput(
-                        f"draft v{item.decision_version} of {item.task_id} waits for engineering: "
-                        + ", ".join(f"{w.item_key} ({w.status})" for w in waiting)
-                    )
-                self._check_citations(principal, item)
+        target = APPROVED if approve else REJECTED
+        if item.status != target:
+            try:
+                self._check_decidable(principal, item, approve=approve)
+            except InvalidInput:
+                # Someone made this same decision after we read the item and the task has moved
+                # on (completed, say): asking again is a repeat, answered as one, not an error.
+                if self._approvals.get(principal, approval_id).status != target:
+                    raise
         decided = self._approvals.decide(
             principal,
             approval_id,
@@ -210,6 +198,29 @@ class ApprovalFlow:
         )
         record = self.settle(principal, item.task_id)
         return ApprovalOutcome(approval=decided, state=record.state)
+
+    def _check_decidable(self, principal: Principal, item: ApprovalView, *, approve: bool) -> None:
+        """A first decision needs the item's decision to be the task's latest, the task to await
+        approval and, to approve, engineering done and every citation still holding."""
+        latest = max(v.decision_version for v in self.current(principal, item.task_id))
+        if item.decision_version != latest:
+            raise InvalidInput(
+                f"approval {item.id} belongs to decision v{item.decision_version}; "
+                f"task {item.task_id} now has decision v{latest}"
+            )
+        state = self._tasks.get(principal, item.task_id).state
+        if state.status != TaskStatus.awaiting_approval:
+            raise InvalidInput(
+                f"task {item.task_id} is {state.status.value}, not awaiting approval"
+            )
+        if approve:
+            waiting = self.waiting_for(principal, item.id)
+            if waiting:
+                raise InvalidInput(
+                    f"draft v{item.decision_version} of {item.task_id} waits for engineering: "
+                    + ", ".join(f"{w.item_key} ({w.status})" for w in waiting)
+                )
+            self._check_citations(principal, item)
 
     def _check_citations(self, principal: Principal, item: ApprovalView) -> None:
         """An approval rests on its citations as they are now: each must still resolve, for

@@ -134,6 +134,29 @@ def test_concurrent_approvals_of_one_item_record_one_decision(awaiting):
     assert len(approved) == 1
 
 
+def test_an_approval_read_before_another_person_completed_the_task_is_a_repeat(
+    awaiting, monkeypatch
+):
+    """The race the concurrent test can hit: this approver read the draft while it was pending,
+    another approved it and the task completed before this approver's checks ran."""
+    sales = principal(awaiting, "a.sales")
+    approve_engineering(awaiting)
+    [draft] = items(awaiting, "draft")
+    awaiting.approval_flow.decide(sales, draft.id, approve=True, comment="first")
+    assert awaiting.tasks.get(sales, "Q42").state.status == TaskStatus.completed
+    store = awaiting.approval_flow._approvals
+    fresh = store.get
+    reads = iter([draft])  # the first read returns the view from before the other approval
+    monkeypatch.setattr(store, "get", lambda p, i: next(reads, None) or fresh(p, i))
+    outcome = awaiting.approval_flow.decide(sales, draft.id, approve=True, comment="second")
+    assert outcome.approval.status == "approved"
+    assert outcome.approval.comment == "first"
+    assert outcome.state.status == TaskStatus.completed
+    reads = iter([draft])
+    with pytest.raises(InvalidInput, match="completed, not awaiting approval"):
+        awaiting.approval_flow.decide(sales, draft.id, approve=False, comment="too late")
+
+
 def test_roles_decide_only_their_own_items(awaiting):
     [draft] = items(awaiting, "draft")
     first = items(awaiting, "engineering")[0]
