@@ -57,6 +57,7 @@ class QueryProfile:
     distinctive: str | None  # the heaviest unit
     asked: tuple[str, ...]  # answer types the question asks for
     script: str  # "cjk" | "latin"
+    unseen: frozenset[str] = frozenset()  # units no eligible chunk contains
 
     @property
     def total(self) -> float:
@@ -113,6 +114,7 @@ def profile(query: str, document_frequency: Callable[[str], int], size: int) -> 
         distinctive=distinctive,
         asked=answer_types.asked(query),
         script=text_analysis.script_of(query),
+        unseen=frozenset(u for u in units if df[u] == 0),
     )
 
 

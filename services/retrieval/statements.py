@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from services.contracts.evidence_id import evidence_id_for
 from services.language import answer_types
 from services.language import tokens as text_analysis
-from services.language.frequency import informativeness
+from services.language.frequency import NAME_ZIPF, informativeness, zipf
 from services.retrieval import facts, spans
 from services.retrieval.answerability import QueryProfile, present
 from services.retrieval.caches import TextAnalyses
@@ -76,6 +76,7 @@ _ENUMERATOR = re.compile(
 )
 _LABEL = re.compile(r"^\s*([^|:：]{2,60}?)\s*(?:\||:|：|\.{3,}|…+)")
 _SENTENCE_PUNCTUATION = re.compile(r"[。！？!?；;.,，]$")
+_ROW_SEPARATOR = re.compile(r"\.{3,}|…+|\|")
 
 
 @dataclass(frozen=True)
@@ -167,8 +168,13 @@ class _Reading:
     def normalized(self, chunk_id: str, text: str) -> str:
         return self.analyses.get(chunk_id, "normalize", text, text_analysis.normalize)
 
+    def stated(self, chunk_id: str, clause: str) -> tuple[Quantity, ...]:
+        """Every quantity the clause states, whatever the question asks for."""
+        return self.analyses.get(chunk_id, "quantities", clause, _quantities)
+
     def quantities(self, chunk_id: str, clause: str) -> tuple[Quantity, ...]:
-        found = self.analyses.get(chunk_id, "quantities", clause, _quantities)
+        """The quantities of the measures the question asks for (all, when it asks for none)."""
+        found = self.stated(chunk_id, clause)
         return tuple(q for q in found if self.measures is None or q.measure in self.measures)
 
     def words(self, chunk_id: str, normalized: str) -> tuple[str, ...]:
@@ -199,12 +205,14 @@ def _answer(
         for line_start, line_end in _lines(doc.body, start, end):
             line = doc.body[line_start:line_end]
             label = _label(line)
+            # A line stating any quantity is a value, not a heading ("Handling .... 18.00 per
+            # W/M" under "B. Felixstowe CFS (import LCL)"), whatever measure is asked for.
             stated = False
             for clause_start, clause in _clauses(line):
+                stated = stated or bool(reading.stated(chunk_id, clause))
                 quantities = reading.quantities(chunk_id, clause)
                 if not quantities:
                     continue
-                stated = True
                 # What the quantity is said of: its clause, its line's label ("VGM to carrier |
                 # 48 hrs"), the heading above and the document's title.
                 context = _spelled_out(
@@ -337,9 +345,15 @@ def _coverage(profile: QueryProfile, context: str, found: text_analysis.TextUnit
 
 
 def _is_heading(line: str) -> bool:
-    """A short line without sentence punctuation ("3. Verified Gross Mass (VGM)")."""
+    """A short line without sentence punctuation ("3. Verified Gross Mass (VGM)"); a row of a
+    table or price list ("Handling ...... 18.00 per W/M", "SI to carrier | 48 hrs") is a value
+    under the heading, not one."""
     text = line.strip()
-    return len(text) <= _HEADING_MAX_CHARS and not _SENTENCE_PUNCTUATION.search(text)
+    return (
+        len(text) <= _HEADING_MAX_CHARS
+        and not _SENTENCE_PUNCTUATION.search(text)
+        and not _ROW_SEPARATOR.search(text)
+    )
 
 
 def _unit_evidence(doc: Verified, like: Evidence, start: int, end: int) -> Evidence:
@@ -385,8 +399,11 @@ def _names_identifiers(profile: QueryProfile, answer: Answer) -> bool:
 
 def _anchor(profile: QueryProfile, a: Answer, b: Answer) -> str | None:
     """The question's heaviest word found in either answer; it must be in both. And the
-    question's subject, its heaviest word of all, must be in one of them: answers that never
-    name it are about something else (two fish of other species, each with its length)."""
+    question's subject, its heaviest word, must be in one of them: answers that never name it
+    are about something else (two fish of other species, each with its length). A word nothing
+    readable says is the subject only when it is a name or a term (rare in its language, as
+    frequency.NAME_ZIPF has it: the third species); an everyday word the documents happen not
+    to use ("before storage starts") is nobody's subject."""
     found_a, found_b = text_analysis.TextUnits.of(a.context), text_analysis.TextUnits.of(b.context)
     in_either = [
         unit
@@ -397,7 +414,12 @@ def _anchor(profile: QueryProfile, a: Answer, b: Answer) -> str | None:
     if not in_either:
         return None
     salience = _salience(profile)
-    subject = max(profile.weights, key=lambda unit: (salience[unit], unit))
+    subjects = [
+        unit for unit in profile.weights if unit not in profile.unseen or zipf(unit) < NAME_ZIPF
+    ]
+    if not subjects:
+        return None
+    subject = max(subjects, key=lambda unit: (salience[unit], unit))
     if not any(
         present(subject, answer.line, text_analysis.TextUnits.of(answer.line)) for answer in (a, b)
     ):

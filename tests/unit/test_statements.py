@@ -54,6 +54,20 @@ DOCS = {
         "SUS304 CNC 切削件\n標準交期 12 日，自下單次日起算。",
     ),
     "B-TITANIUM": ("鈦合金零件加工作業標準", "交期\n交期：鈦合金零件之加工交期為 25 日。"),
+    "SOP-CFS": (
+        "Warehouse - Felixstowe CFS",
+        "2. Free time\nImport LCL cargo is stored free for 5 calendar days from devanning.",
+    ),
+    "TARIFF-CFS": (
+        "Standard tariff 2026",
+        "A. Customs brokerage\nImport declaration ........ 75.00\n\nB. Felixstowe CFS (import "
+        "LCL)\nHandling ............ 18.00 per W/M\nFree time ........... 7 calendar days from "
+        "devanning",
+    ),
+    "B-TI-PRICES": (
+        "2026 年加工價目表",
+        "一、鈦合金零件\n上機費 ........ 1,200 元\n加工交期 ........ 20 日",
+    ),
 }
 
 
@@ -165,6 +179,31 @@ def test_answers_that_never_name_the_question_s_subject_do_not_conflict():
     # the length of a third one. Different values, same attribute, no conflict.
     found, _ = conflicts("膨趾膜鱈的體長可達多少公分？", "FISH-A", "FISH-B")
     assert found == []
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "values"),
+    [
+        # "starts": a word nothing readable says, and an everyday one, is nobody's subject; the
+        # tariff's row "Handling .... 18.00 per W/M" is a value under the heading "B. Felixstowe
+        # CFS (import LCL)", not a heading of its own.
+        (
+            "How many free days does import LCL get at the Felixstowe CFS before storage starts?",
+            ("SOP-CFS", "TARIFF-CFS"),
+            {"SOP-CFS": "5 day", "TARIFF-CFS": "7 day"},
+        ),
+        # The price list's row 「上機費 ...... 1,200 元」 states an amount: the heading it stands
+        # under (鈦合金零件) stays the heading of the lead time below it.
+        (
+            "鈦合金零件的加工交期是幾天？",
+            ("B-TITANIUM", "B-TI-PRICES"),
+            {"B-TITANIUM": "25 day", "B-TI-PRICES": "20 day"},
+        ),
+    ],
+)
+def test_a_price_list_row_is_read_under_its_heading(query, documents, values):
+    found, _ = conflicts(query, *documents)
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
 
 
 def test_a_calendar_year_is_not_a_duration():
