@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 
 import jieba
@@ -219,8 +219,27 @@ _LATIN_CHAR = re.compile(r"[A-Za-z]")
 
 def contains_identifier(normalized_text: str, identifier: str) -> bool:
     """Whole-token containment: SUS304 does not match SUS3040 or SUS304L."""
-    pattern = rf"(?<![a-z0-9]){re.escape(identifier)}(?![a-z0-9])"
-    return re.search(pattern, normalized_text) is not None
+    return next(whole_tokens(normalized_text, identifier), None) is not None
+
+
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def whole_tokens(normalized_text: str, token: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each occurrence of `token` (not empty) that no [a-z0-9] touches, left
+    to right without overlaps: what `re.finditer` of (?<![a-z0-9])TOKEN(?![a-z0-9]) finds,
+    without compiling a pattern per token (every part number is a new one, and compiling it
+    cost more than the search)."""
+    at = normalized_text.find(token)
+    while at >= 0:
+        end = at + len(token)
+        if (at == 0 or normalized_text[at - 1] not in _ALNUM) and (
+            end == len(normalized_text) or normalized_text[end] not in _ALNUM
+        ):
+            yield at, end
+            at = normalized_text.find(token, end)
+        else:
+            at = normalized_text.find(token, at + 1)
 
 
 @dataclass(frozen=True)
@@ -267,11 +286,7 @@ def content_terms(query: str) -> list[Term]:
     norm = _QUANTITY_IN_TEXT.sub(" ", normalize(query))
     idents = identifiers(query)
     terms = [Term(text=i, display=i.upper(), kind="identifier") for i in idents]
-    ident_spans = [
-        m.span()
-        for i in idents
-        for m in re.finditer(rf"(?<![a-z0-9]){re.escape(i)}(?![a-z0-9])", norm)
-    ]
+    ident_spans = [span for i in idents for span in whole_tokens(norm, i)]
     seen: set[str] = {t.text for t in terms}
     for match in _TOKEN_OR_CJK.finditer(norm):
         piece = match.group()
@@ -407,12 +422,36 @@ def _strip_function_chars(word: str) -> str:
     return word[start:end]
 
 
-def content_words(normalized: str) -> list[str]:
+def content_words(
+    normalized: str,
+    remember: Callable[[str, Callable[[str], tuple[str, ...]]], tuple[str, ...]] | None = None,
+) -> list[str]:
     """Content words of a normalised text, in order, without repeats: stemmed English words
-    and Chinese words of two characters or more (segmented with jieba's general dictionary)."""
+    and Chinese words of two characters or more (segmented with jieba's general dictionary).
+
+    jieba tags each of its blocks (runs of its Han, Latin, digit and `+#&._` characters) apart
+    from the rest, and tags nothing between them as a content word; the words of a block are
+    the same in every text, so `remember(block, block_words)` may serve them from a cache
+    (templates and tables repeat their clauses across chunks, and the tagger is the slowest
+    step of reading a clause)."""
+    words: dict[str, None] = {}
+    for block in _JIEBA_BLOCK.findall(normalized):
+        found = block_words(block) if remember is None else remember(block, block_words)
+        for word in found:
+            words.setdefault(word)
+    return list(words)
+
+
+# What jieba's part-of-speech tagger cuts a text into before segmenting (jieba.posseg's
+# re_han_internal).
+_JIEBA_BLOCK = jieba.posseg.re_han_internal
+
+
+def block_words(block: str) -> tuple[str, ...]:
+    """The content words of one jieba block, in order (repeats kept)."""
     segmenter()
-    words: dict[str, str] = {}
-    for piece in jieba.posseg.cut(normalized):
+    words: list[str] = []
+    for piece in jieba.posseg.cut(block):
         word, flag = piece.word.strip(), piece.flag
         if not word or not flag.startswith(_CONTENT_POS):
             continue
@@ -431,5 +470,5 @@ def content_words(normalized: str) -> list[str]:
                 continue
         else:
             continue
-        words.setdefault(word, flag)
-    return list(words)
+        words.append(word)
+    return tuple(words)
