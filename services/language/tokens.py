@@ -422,53 +422,92 @@ def _strip_function_chars(word: str) -> str:
     return word[start:end]
 
 
+Tagged = tuple[tuple[str, str], ...]  # (word, part-of-speech flag) pairs, as jieba tags them
+
+
 def content_words(
-    normalized: str,
-    remember: Callable[[str, Callable[[str], tuple[str, ...]]], tuple[str, ...]] | None = None,
+    normalized: str, remember: Callable[[str, Callable[[str], Tagged]], Tagged] | None = None
 ) -> list[str]:
     """Content words of a normalised text, in order, without repeats: stemmed English words
     and Chinese words of two characters or more (segmented with jieba's general dictionary).
 
-    jieba tags each of its blocks (runs of its Han, Latin, digit and `+#&._` characters) apart
-    from the rest, and tags nothing between them as a content word; the words of a block are
-    the same in every text, so `remember(block, block_words)` may serve them from a cache
-    (templates and tables repeat their clauses across chunks, and the tagger is the slowest
-    step of reading a clause)."""
+    What `jieba.posseg.cut` tags (`_tagged`), with its slowest step, the hidden Markov model
+    over runs of characters its dictionary does not know as words, done by `remember(run,
+    tag)` (which may serve a run from a cache: the same runs recur across clauses and
+    chunks, and the model's words depend on the run alone)."""
+    segmenter()
+    jieba.posseg.dt.makesure_userdict_loaded()
     words: dict[str, None] = {}
     for block in _JIEBA_BLOCK.findall(normalized):
-        found = block_words(block) if remember is None else remember(block, block_words)
-        for word in found:
+        for piece, flag in _tagged(block, remember or _call):
+            word = piece.strip()
+            if not word or not flag.startswith(_CONTENT_POS):
+                continue
+            if _CJK_RUN.fullmatch(word):
+                # 「要收」「前要」: a particle the segmenter glued on (words its dictionary does not
+                # know, so 「顯著」 stays whole) carries no topic.
+                if not segmenter().FREQ.get(word):
+                    word = _strip_function_chars(word)
+                if len(word) < 2 or word in function_words() or all(map(is_function_char, word)):
+                    continue
+            elif _WORD.fullmatch(word):
+                if word in EN_STOPWORDS or word.isdigit() or len(word) < 2:
+                    continue
+                word = stem(word)
+                if word in EN_STOPWORDS:
+                    continue
+            else:
+                continue
             words.setdefault(word)
     return list(words)
 
 
-# What jieba's part-of-speech tagger cuts a text into before segmenting (jieba.posseg's
-# re_han_internal).
+# jieba's tagger cuts a text into blocks of these characters (jieba.posseg's re_han_internal)
+# and tags each alone; what lies between blocks it tags character by character, never as a
+# content part of speech.
 _JIEBA_BLOCK = jieba.posseg.re_han_internal
 
 
-def block_words(block: str) -> tuple[str, ...]:
-    """The content words of one jieba block, in order (repeats kept)."""
-    segmenter()
-    words: list[str] = []
-    for piece in jieba.posseg.cut(block):
-        word, flag = piece.word.strip(), piece.flag
-        if not word or not flag.startswith(_CONTENT_POS):
-            continue
-        if _CJK_RUN.fullmatch(word):
-            # 「要收」「前要」: a particle the segmenter glued on (words its dictionary does not
-            # know, so 「顯著」 stays whole) carries no topic.
-            if not segmenter().FREQ.get(word):
-                word = _strip_function_chars(word)
-            if len(word) < 2 or word in function_words() or all(map(is_function_char, word)):
-                continue
-        elif _WORD.fullmatch(word):
-            if word in EN_STOPWORDS or word.isdigit() or len(word) < 2:
-                continue
-            word = stem(word)
-            if word in EN_STOPWORDS:
-                continue
+def _tagged(block: str, remember: Callable[[str, Callable[[str], Tagged]], Tagged]) -> Tagged:
+    """`jieba.posseg.cut(block)` for one block, as jieba 0.42.1's POSTokenizer.__cut_DAG
+    tags it: dictionary words by the best route through the block, and each run of single
+    characters by the hidden Markov model when the run is not a dictionary word."""
+    tagger = jieba.posseg.dt
+    tokenizer, flags = tagger.tokenizer, tagger.word_tag_tab
+    route: dict[int, tuple[float, int]] = {}
+    tokenizer.calc(block, tokenizer.get_DAG(block), route)
+    tagged: list[tuple[str, str]] = []
+
+    def flush(run: str) -> None:
+        if len(run) == 1:
+            tagged.append((run, flags.get(run, "x")))
+        elif not tokenizer.FREQ.get(run):
+            tagged.extend(remember(run, _unknown_run))
         else:
-            continue
-        words.append(word)
-    return tuple(words)
+            tagged.extend((ch, flags.get(ch, "x")) for ch in run)
+
+    at, run = 0, ""
+    while at < len(block):
+        end = route[at][1] + 1
+        if end - at == 1:
+            run += block[at]
+        else:
+            if run:
+                flush(run)
+                run = ""
+            word = block[at:end]
+            tagged.append((word, flags.get(word, "x")))
+        at = end
+    if run:
+        flush(run)
+    return tuple(tagged)
+
+
+def _unknown_run(run: str) -> Tagged:
+    """jieba's hidden Markov model over a run its dictionary does not know."""
+    detail = jieba.posseg.dt._POSTokenizer__cut_detail  # jieba's own step, not reimplemented
+    return tuple((pair.word, pair.flag) for pair in detail(run))
+
+
+def _call(run: str, analyse: Callable[[str], Tagged]) -> Tagged:
+    return analyse(run)

@@ -554,7 +554,7 @@ def _narrow(
 
     def prior(texts: list[str]) -> list[float]:
         if any(profile.coverage(text_analysis.normalize(t)) for t in texts):
-            return [float(sum(ch.isalnum() for ch in t)) for t in texts]
+            return [float(sum(map(str.isalnum, t))) for t in texts]
         return similarity(texts)
 
     narrowed: list[Evidence] = []

@@ -172,7 +172,7 @@ class _Reading:
         return tuple(q for q in found if self.measures is None or q.measure in self.measures)
 
     def words(self, chunk_id: str, normalized: str) -> tuple[str, ...]:
-        segmented = self.analyses.shared(chunk_id, "block_words")
+        segmented = self.analyses.shared(chunk_id, "tagged_run")
         return self.analyses.get(
             chunk_id, "words", normalized, lambda text: tuple(_words(text, segmented))
         )
@@ -249,10 +249,11 @@ def _said_of(reading: _Reading, chunk_id: str, label: str, clause: str) -> float
 
 def _words(
     normalized: str,
-    remember: Callable[[str, Callable[[str], tuple[str, ...]]], tuple[str, ...]] | None = None,
+    remember: Callable[[str, Callable[[str], text_analysis.Tagged]], text_analysis.Tagged]
+    | None = None,
 ) -> list[str]:
     """Identifiers and content words (stemmed English, Chinese words of the general segmenter);
-    `remember` may serve the segmenter's blocks from a cache (`content_words`)."""
+    `remember` may serve the tagger's unknown runs from a cache (`content_words`)."""
     identifiers = text_analysis.identifiers_in(normalized)
     return [*identifiers, *text_analysis.content_words(normalized, remember)]
 
