@@ -17,7 +17,9 @@
 * query embeddings depend on the model and the text only;
 * analyses of a hit's text (its clauses' words and quantities, a span's units: `TextAnalyses`)
   are keyed by the analysed text itself, and by the chunk it was cut from only so that purging
-  the chunk evicts them.
+  the chunk evicts them; pieces many chunks of a tenant share (the runs of characters jieba's
+  tagger does not know as words) are keyed by the tenant instead, and go with its block or
+  when any of its chunks is evicted.
 
 Memory has a ceiling (`budget_bytes`, MEMDESK_RETRIEVAL_CACHE_MB): every entry above counts its
 bytes, and when they add up to more, whole tenant blocks are dropped least recently used first,
@@ -365,10 +367,11 @@ class TextAnalyses:
 
     def shared(self, chunk_id: str, kind: str) -> Callable[[str, Callable[[str], T]], T]:
         """`remember(piece, analyse)`: `analyse(piece)` for pieces of text that many chunks of
-        `chunk_id`'s tenant share (a template's clauses, the segmenter's blocks), remembered
-        once for the tenant rather than per chunk. They are kept under the tenant's prefix
-        (tenant/): dropped with its block, and with every other shared piece of the tenant when
-        any of its chunks is evicted (`evict_chunks`), so a purged text leaves nothing behind."""
+        `chunk_id`'s tenant share (the runs of characters jieba's tagger does not know as
+        words), remembered once for the tenant rather than per chunk. Kept under the tenant's
+        prefix (tenant/): dropped with its block, and with every other shared piece of the
+        tenant when any of its chunks is evicted (`evict_chunks`), so a purged text leaves
+        nothing behind."""
         owner = _tenant_prefix(chunk_id)
 
         def remember(piece: str, analyse: Callable[[str], T]) -> T:
