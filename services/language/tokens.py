@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Container, Iterable
+from collections.abc import Callable, Container, Iterable, Iterator
 from dataclasses import dataclass
 
 import jieba
@@ -219,8 +219,27 @@ _LATIN_CHAR = re.compile(r"[A-Za-z]")
 
 def contains_identifier(normalized_text: str, identifier: str) -> bool:
     """Whole-token containment: SUS304 does not match SUS3040 or SUS304L."""
-    pattern = rf"(?<![a-z0-9]){re.escape(identifier)}(?![a-z0-9])"
-    return re.search(pattern, normalized_text) is not None
+    return next(whole_tokens(normalized_text, identifier), None) is not None
+
+
+_ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")
+
+
+def whole_tokens(normalized_text: str, token: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of each occurrence of `token` (not empty) that no [a-z0-9] touches, left
+    to right without overlaps: what `re.finditer` of (?<![a-z0-9])TOKEN(?![a-z0-9]) finds,
+    without compiling a pattern per token (every part number is a new one, and compiling it
+    cost more than the search)."""
+    at = normalized_text.find(token)
+    while at >= 0:
+        end = at + len(token)
+        if (at == 0 or normalized_text[at - 1] not in _ALNUM) and (
+            end == len(normalized_text) or normalized_text[end] not in _ALNUM
+        ):
+            yield at, end
+            at = normalized_text.find(token, end)
+        else:
+            at = normalized_text.find(token, at + 1)
 
 
 @dataclass(frozen=True)
@@ -267,11 +286,7 @@ def content_terms(query: str) -> list[Term]:
     norm = _QUANTITY_IN_TEXT.sub(" ", normalize(query))
     idents = identifiers(query)
     terms = [Term(text=i, display=i.upper(), kind="identifier") for i in idents]
-    ident_spans = [
-        m.span()
-        for i in idents
-        for m in re.finditer(rf"(?<![a-z0-9]){re.escape(i)}(?![a-z0-9])", norm)
-    ]
+    ident_spans = [span for i in idents for span in whole_tokens(norm, i)]
     seen: set[str] = {t.text for t in terms}
     for match in _TOKEN_OR_CJK.finditer(norm):
         piece = match.group()
@@ -407,29 +422,92 @@ def _strip_function_chars(word: str) -> str:
     return word[start:end]
 
 
-def content_words(normalized: str) -> list[str]:
+Tagged = tuple[tuple[str, str], ...]  # (word, part-of-speech flag) pairs, as jieba tags them
+
+
+def content_words(
+    normalized: str, remember: Callable[[str, Callable[[str], Tagged]], Tagged] | None = None
+) -> list[str]:
     """Content words of a normalised text, in order, without repeats: stemmed English words
-    and Chinese words of two characters or more (segmented with jieba's general dictionary)."""
+    and Chinese words of two characters or more (segmented with jieba's general dictionary).
+
+    What `jieba.posseg.cut` tags (`_tagged`), with its slowest step, the hidden Markov model
+    over runs of characters its dictionary does not know as words, done by `remember(run,
+    tag)` (which may serve a run from a cache: the same runs recur across clauses and
+    chunks, and the model's words depend on the run alone)."""
     segmenter()
-    words: dict[str, str] = {}
-    for piece in jieba.posseg.cut(normalized):
-        word, flag = piece.word.strip(), piece.flag
-        if not word or not flag.startswith(_CONTENT_POS):
-            continue
-        if _CJK_RUN.fullmatch(word):
-            # 「要收」「前要」: a particle the segmenter glued on (words its dictionary does not
-            # know, so 「顯著」 stays whole) carries no topic.
-            if not segmenter().FREQ.get(word):
-                word = _strip_function_chars(word)
-            if len(word) < 2 or word in function_words() or all(map(is_function_char, word)):
+    jieba.posseg.dt.makesure_userdict_loaded()
+    words: dict[str, None] = {}
+    for block in _JIEBA_BLOCK.findall(normalized):
+        for piece, flag in _tagged(block, remember or _call):
+            word = piece.strip()
+            if not word or not flag.startswith(_CONTENT_POS):
                 continue
-        elif _WORD.fullmatch(word):
-            if word in EN_STOPWORDS or word.isdigit() or len(word) < 2:
+            if _CJK_RUN.fullmatch(word):
+                # 「要收」「前要」: a particle the segmenter glued on (words its dictionary does not
+                # know, so 「顯著」 stays whole) carries no topic.
+                if not segmenter().FREQ.get(word):
+                    word = _strip_function_chars(word)
+                if len(word) < 2 or word in function_words() or all(map(is_function_char, word)):
+                    continue
+            elif _WORD.fullmatch(word):
+                if word in EN_STOPWORDS or word.isdigit() or len(word) < 2:
+                    continue
+                word = stem(word)
+                if word in EN_STOPWORDS:
+                    continue
+            else:
                 continue
-            word = stem(word)
-            if word in EN_STOPWORDS:
-                continue
-        else:
-            continue
-        words.setdefault(word, flag)
+            words.setdefault(word)
     return list(words)
+
+
+# jieba's tagger cuts a text into blocks of these characters (jieba.posseg's re_han_internal)
+# and tags each alone; what lies between blocks it tags character by character, never as a
+# content part of speech.
+_JIEBA_BLOCK = jieba.posseg.re_han_internal
+
+
+def _tagged(block: str, remember: Callable[[str, Callable[[str], Tagged]], Tagged]) -> Tagged:
+    """`jieba.posseg.cut(block)` for one block, as jieba 0.42.1's POSTokenizer.__cut_DAG
+    tags it: dictionary words by the best route through the block, and each run of single
+    characters by the hidden Markov model when the run is not a dictionary word."""
+    tagger = jieba.posseg.dt
+    tokenizer, flags = tagger.tokenizer, tagger.word_tag_tab
+    route: dict[int, tuple[float, int]] = {}
+    tokenizer.calc(block, tokenizer.get_DAG(block), route)
+    tagged: list[tuple[str, str]] = []
+
+    def flush(run: str) -> None:
+        if len(run) == 1:
+            tagged.append((run, flags.get(run, "x")))
+        elif not tokenizer.FREQ.get(run):
+            tagged.extend(remember(run, _unknown_run))
+        else:
+            tagged.extend((ch, flags.get(ch, "x")) for ch in run)
+
+    at, run = 0, ""
+    while at < len(block):
+        end = route[at][1] + 1
+        if end - at == 1:
+            run += block[at]
+        else:
+            if run:
+                flush(run)
+                run = ""
+            word = block[at:end]
+            tagged.append((word, flags.get(word, "x")))
+        at = end
+    if run:
+        flush(run)
+    return tuple(tagged)
+
+
+def _unknown_run(run: str) -> Tagged:
+    """jieba's hidden Markov model over a run its dictionary does not know."""
+    detail = jieba.posseg.dt._POSTokenizer__cut_detail  # jieba's own step, not reimplemented
+    return tuple((pair.word, pair.flag) for pair in detail(run))
+
+
+def _call(run: str, analyse: Callable[[str], Tagged]) -> Tagged:
+    return analyse(run)

@@ -12,11 +12,14 @@
 * lexical views are keyed by a fingerprint of the principal's eligible chunk set: a change to
   that set yields a new fingerprint;
 * rankings are keyed by (index version, that fingerprint, query, k) and every hit they name is
-  still re-verified against SQL;
+  still re-verified against SQL; the document frequency of a query's unit among a view's chunks
+  is keyed by (index version, tenant, that fingerprint, unit);
 * query embeddings depend on the model and the text only;
 * analyses of a hit's text (its clauses' words and quantities, a span's units: `TextAnalyses`)
   are keyed by the analysed text itself, and by the chunk it was cut from only so that purging
-  the chunk evicts them.
+  the chunk evicts them; pieces many chunks of a tenant share (the runs of characters jieba's
+  tagger does not know as words) are keyed by the tenant instead, and go with its block or
+  when any of its chunks is evicted.
 
 Memory has a ceiling (`budget_bytes`, MEMDESK_RETRIEVAL_CACHE_MB): every entry above counts its
 bytes, and when they add up to more, whole tenant blocks are dropped least recently used first,
@@ -362,16 +365,32 @@ class TextAnalyses:
         self._lru.put(key, _Analysed(value, len(text)))
         return value
 
+    def shared(self, chunk_id: str, kind: str) -> Callable[[str, Callable[[str], T]], T]:
+        """`remember(piece, analyse)`: `analyse(piece)` for pieces of text that many chunks of
+        `chunk_id`'s tenant share (the runs of characters jieba's tagger does not know as
+        words), remembered once for the tenant rather than per chunk. Kept under the tenant's
+        prefix (tenant/): dropped with its block, and with every other shared piece of the
+        tenant when any of its chunks is evicted (`evict_chunks`), so a purged text leaves
+        nothing behind."""
+        owner = _tenant_prefix(chunk_id)
+
+        def remember(piece: str, analyse: Callable[[str], T]) -> T:
+            return self.get(owner, kind, piece, analyse)
+
+        return remember
+
     @property
     def weight(self) -> int:
         return self._lru.weight
 
     def evict_where(self, predicate: Callable[[str], bool]) -> int:
-        """Drop the analyses of every chunk id `predicate` accepts."""
+        """Drop the analyses of every chunk id (or tenant prefix, for shared pieces)
+        `predicate` accepts."""
         return self._lru.evict_where(lambda k, _v: predicate(k[0]))
 
     def chunk_ids(self) -> set[str]:
-        return {k[0] for k, _v in self._lru.items()}
+        """The chunks analyses are kept for (shared pieces name their tenant only)."""
+        return {k[0] for k, _v in self._lru.items() if not k[0].endswith("/")}
 
     def clear(self) -> None:
         self._lru.clear()
@@ -384,6 +403,11 @@ class TextAnalyses:
 class _Analysed:
     value: Any
     text_chars: int
+
+
+def _tenant_prefix(chunk_id: str) -> str:
+    """tenant/ of a chunk id tenant/DOC@V#N."""
+    return f"{chunk_id.split('/', 1)[0]}/"
 
 
 def _approx_bytes(entry: _Analysed) -> int:
@@ -425,6 +449,7 @@ class RetrievalCaches:
         rankings: int = 4096,
         chunk_tables: int = 1024,
         analyses: int = 65536,
+        frequencies: int = 65536,
         eligible: int = 1024,
         budget_bytes: int | None = None,
     ) -> None:
@@ -444,6 +469,12 @@ class RetrievalCaches:
         )
         # Analyses of hits' texts: recomputable, so held to the same small share.
         self.analyses = TextAnalyses(analyses, max_weight=share)
+        # (index version, tenant, view fingerprint, unit) → in how many of the view's chunks the
+        # unit is: a query's units recur across queries, and counting a common word's chunks
+        # reads as many texts as the tenant has chunks with it.
+        self.frequencies: Lru[tuple[str, str, str, str], int] = Lru(
+            frequencies, weigh=_frequency_bytes, max_weight=share
+        )
         # eligibility_key (tenant, ACL tags, as_of, knowledge generation) → EligibleSet, and
         # (chunk list key, eligibility_key) → that set's Eligibility in the chunk list.
         self.eligible: Lru[Hashable, EligibleSet] = Lru(
@@ -567,6 +598,7 @@ class RetrievalCaches:
             self.chunk_tables,
             self.query_vectors,
             self.analyses,
+            self.frequencies,
             self.eligible,
             self.selections,
         )
@@ -596,6 +628,7 @@ class RetrievalCaches:
         del self._blocks[key]
         prefix = f"{tenant_id}/"  # chunk ids are tenant/DOC@V#N
         self.views.evict_where(lambda k, _v: (k[0], k[1]) == key)
+        self.frequencies.evict_where(lambda k, _v: (k[0], k[1]) == key)
         self.rankings.evict_where(
             lambda k, v: k[0] == index_version and any(_chunk_of(e).startswith(prefix) for e in v)
         )
@@ -630,13 +663,17 @@ class RetrievalCaches:
         removed += self.views.evict_where(
             lambda k, v: (k[0], k[1]) in renumbered or bool(doomed & set(v.chunk_ids))
         )
+        removed += self.frequencies.evict_where(lambda k, _v: (k[0], k[1]) in renumbered)
         # Rankings name block rows too: a renumbered block's index version loses them all.
         versions = {index_version for index_version, _tenant in renumbered}
         removed += self.rankings.evict_where(
             lambda k, v: k[0] in versions or bool(doomed & {_chunk_of(e) for e in v})
         )
         removed += self.chunk_tables.evict_where(lambda _k, v: bool(doomed & v.rows.keys()))
-        removed += self.analyses.evict_where(lambda chunk_id: chunk_id in doomed)
+        # Pieces a tenant's chunks share cannot be told apart by chunk: a tenant that lost
+        # chunks loses them all.
+        shared_by = {_tenant_prefix(c) for c in doomed}
+        removed += self.analyses.evict_where(lambda owner: owner in doomed or owner in shared_by)
         # Eligible sets name documents, not chunks: every set of a tenant that lost chunks goes.
         tenants = {c.split("/", 1)[0] for c in doomed}
         removed += self.eligible.evict_where(lambda _k, v: v.escaped_tenant in tenants)
@@ -648,6 +685,7 @@ class RetrievalCaches:
             for key in [k for k in self._blocks if k[0] == index_version]:
                 del self._blocks[key]
         self.views.evict_where(lambda k, _v: k[0] == index_version)
+        self.frequencies.evict_where(lambda k, _v: k[0] == index_version)
         self.rankings.evict_where(lambda k, _v: k[0] == index_version)
         self.chunk_tables.evict_where(lambda k, _v: k[0] == index_version)
         self.selections.evict_where(lambda k, _v: _table_of(k[0])[0] == index_version)
@@ -708,6 +746,7 @@ class RetrievalCaches:
         self.chunk_tables.clear()
         self.query_vectors.clear()
         self.analyses.clear()
+        self.frequencies.clear()
         self.eligible.clear()
         self.selections.clear()
 
@@ -736,6 +775,11 @@ class EligibleSet:
             for document_id, version in self.documents.items()
             if (ref := prefix_of(self.tenant_id, document_id, version)).startswith(prefix)
         ]
+
+
+def _frequency_bytes(count: int) -> int:
+    """A frequency entry: its key (a tuple of three short strings and the unit) and the int."""
+    return _DICT_ENTRY + 4 * _POINTER + 3 * 64 + 80 + 32
 
 
 def _selection_bytes(selection: Any) -> int:

@@ -193,8 +193,8 @@ def _mask(norm: str) -> str:
     """Blank out dates and identifiers so their digits are not read as quantities."""
     masked = _DATE.sub(lambda m: "#" * len(m.group()), norm)
     for ident in text_analysis.identifiers_in(norm):
-        pattern = rf"(?<![a-z0-9]){re.escape(ident)}(?![a-z0-9])"
-        masked = re.sub(pattern, lambda m: "@" * len(m.group()), masked)
+        for start, end in list(text_analysis.whole_tokens(masked, ident)):
+            masked = f"{masked[:start]}{'@' * (end - start)}{masked[end:]}"
     return masked
 
 

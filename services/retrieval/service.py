@@ -110,7 +110,7 @@ class RetrievalService:
         timings["rank_ms"] = _since(started) - timings["eligible_ms"]
         vector_z = {c.chunk_id: c.vector_z for c in candidates}
         profile = answerability.profile(
-            query, lambda unit: document_frequency(unit, block, view), len(view.rows)
+            query, self._frequency(active, principal.tenant_id, block, view), len(view.rows)
         )
         with _Verifier(self._db, principal, as_of) as verifier:
             chunks, dropped = self._verify(verifier, candidates, by_id, block, k=k)
@@ -383,6 +383,23 @@ class RetrievalService:
         self.caches.rankings.put(key, tuple(candidates))
         return candidates
 
+    def _frequency(
+        self, active: ActiveIndex, tenant_id: str, block: TenantBlock, view: LexicalView
+    ) -> Callable[[str], int]:
+        """Document frequency of a query unit among the view's chunks, remembered for the view
+        (its fingerprint names its rows, as for rankings): counting a common Chinese word reads
+        every chunk that may hold it, as many as the tenant has."""
+
+        def frequency(unit: str) -> int:
+            key = (active.index_version, tenant_id, view.fingerprint, unit)
+            cached = self.caches.frequencies.get(key)
+            if cached is None:
+                cached = document_frequency(unit, block, view)
+                self.caches.frequencies.put(key, cached)
+            return cached
+
+        return frequency
+
     def _verify(
         self,
         verifier: _Verifier,
@@ -537,7 +554,7 @@ def _narrow(
 
     def prior(texts: list[str]) -> list[float]:
         if any(profile.coverage(text_analysis.normalize(t)) for t in texts):
-            return [float(sum(ch.isalnum() for ch in t)) for t in texts]
+            return [float(sum(map(str.isalnum, t))) for t in texts]
         return similarity(texts)
 
     narrowed: list[Evidence] = []

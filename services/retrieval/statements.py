@@ -178,7 +178,10 @@ class _Reading:
         return tuple(q for q in found if self.measures is None or q.measure in self.measures)
 
     def words(self, chunk_id: str, normalized: str) -> tuple[str, ...]:
-        return self.analyses.get(chunk_id, "words", normalized, _word_tuple)
+        segmented = self.analyses.shared(chunk_id, "tagged_run")
+        return self.analyses.get(
+            chunk_id, "words", normalized, lambda text: tuple(_words(text, segmented))
+        )
 
     def units(self, chunk_id: str, normalized: str) -> text_analysis.TextUnits:
         return self.analyses.get(chunk_id, "units", normalized, text_analysis.TextUnits.of)
@@ -186,10 +189,6 @@ class _Reading:
 
 def _quantities(clause: str) -> tuple[Quantity, ...]:
     return tuple(quantities_in(clause))
-
-
-def _word_tuple(normalized: str) -> tuple[str, ...]:
-    return tuple(_words(normalized))
 
 
 def _answer(
@@ -256,9 +255,15 @@ def _said_of(reading: _Reading, chunk_id: str, label: str, clause: str) -> float
     return sum(informativeness(w) for w in attribute & reading.asked) / total
 
 
-def _words(normalized: str) -> list[str]:
-    """Identifiers and content words (stemmed English, Chinese words of the general segmenter)."""
-    return [*text_analysis.identifiers_in(normalized), *text_analysis.content_words(normalized)]
+def _words(
+    normalized: str,
+    remember: Callable[[str, Callable[[str], text_analysis.Tagged]], text_analysis.Tagged]
+    | None = None,
+) -> list[str]:
+    """Identifiers and content words (stemmed English, Chinese words of the general segmenter);
+    `remember` may serve the tagger's unknown runs from a cache (`content_words`)."""
+    identifiers = text_analysis.identifiers_in(normalized)
+    return [*identifiers, *text_analysis.content_words(normalized, remember)]
 
 
 def _expanded(normalized: str, spelled: dict[str, str]) -> str:

@@ -175,3 +175,35 @@ def test_selecting_eligible_chunks_by_document_version_matches_a_scan():
         assert chosen.not_indexed == sorted(
             f"{d}@{v}" for d, v in documents.items() if d not in indexed
         )
+
+
+def test_document_frequencies_are_remembered_per_view_and_go_with_its_rows() -> None:
+    caches = RetrievalCaches()
+    block = caches.block(
+        "v1",
+        "A",
+        ["A/SOP-A@1#0", "A/SOP-B@1#0"],
+        dimension=4,
+        fetch=lambda m: [payload(c) for c in m],
+    )
+    view = caches.view("v1", "A", block, ["A/SOP-A@1#0", "A/SOP-B@1#0"])
+    key = ("v1", "A", view.fingerprint, "交期")
+    caches.frequencies.put(key, 2)
+    caches.frequencies.put(("v1", "B", "other view", "交期"), 5)
+    assert caches.frequencies.get(key) == 2
+    assert 0 < caches.frequencies.weight <= caches.nbytes() - block.nbytes
+
+    caches.evict_chunks(["A/SOP-A@1#0"])  # renumbers A's block: its views' counts are stale
+
+    assert caches.frequencies.get(key) is None
+    assert caches.frequencies.get(("v1", "B", "other view", "交期")) == 5
+    caches.evict_index_version("v1")
+    assert len(caches.frequencies) == 0
+
+
+def test_document_frequencies_keep_to_their_share_of_the_ceiling() -> None:
+    caches = RetrievalCaches(budget_bytes=80_000)
+    for n in range(5000):
+        caches.frequencies.put(("v1", "A", "view", f"unit {n}"), n)
+    assert 0 < caches.frequencies.weight <= 80_000 // 8
+    assert caches.frequencies.get(("v1", "A", "view", "unit 4999")) == 4999

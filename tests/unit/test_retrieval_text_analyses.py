@@ -65,3 +65,42 @@ def test_a_purged_documents_eligible_sets_go_with_its_chunks() -> None:
     assert caches.mentions("A/SOP@") == 0
     assert caches.eligible.get(key_a) is None
     assert caches.eligible.get(key_b) is not None  # another tenant's set stays
+
+
+def test_a_shared_piece_is_analysed_once_per_tenant_and_counted() -> None:
+    caches = RetrievalCaches()
+    calls: list[str] = []
+
+    def words(piece: str) -> tuple[str, ...]:
+        calls.append(piece)
+        return (piece,)
+
+    for chunk_id in ("A/SOP@1#0", "A/SOP@1#1", "A/OTHER@2#0"):
+        assert caches.analyses.shared(chunk_id, "tagged_run")("標準交期", words) == ("標準交期",)
+    assert calls == ["標準交期"]  # one tenant: analysed once for all its chunks
+    caches.analyses.shared("B/SOP@1#0", "tagged_run")("標準交期", words)
+    assert calls == ["標準交期", "標準交期"]  # another tenant's chunks do not share it
+    assert caches.analyses.weight > 0 and caches.nbytes() >= caches.analyses.weight
+    assert caches.analyses.chunk_ids() == set()  # a shared piece names no chunk
+
+
+def test_evicting_any_chunk_of_a_tenant_forgets_the_pieces_its_chunks_share() -> None:
+    caches = RetrievalCaches()
+    caches.analyses.shared("A/SOP@1#0", "tagged_run")("標準交期", lambda p: (p,))
+    caches.analyses.shared("B/SOP@1#0", "tagged_run")("標準交期", lambda p: (p,))
+    calls: list[str] = []
+
+    caches.evict_chunks(["A/OTHER@1#0"])
+
+    caches.analyses.shared("A/SOP@1#0", "tagged_run")("標準交期", lambda p: calls.append(p) or (p,))
+    caches.analyses.shared("B/SOP@1#0", "tagged_run")("標準交期", lambda p: calls.append(p) or (p,))
+    assert calls == ["標準交期"]  # tenant A's piece was read again; B's stayed
+
+
+def test_dropping_a_tenant_block_forgets_the_pieces_its_chunks_share() -> None:
+    caches = RetrievalCaches()
+    caches.block("v1", "A", [], dimension=4, fetch=lambda missing: [])
+    caches.analyses.shared("A/SOP@1#0", "tagged_run")("標準交期", lambda p: (p,))
+    caches.analyses.shared("B/SOP@1#0", "tagged_run")("標準交期", lambda p: (p,))
+    caches._drop_tenant(("v1", "A"))  # what the ceiling does to the least recently used
+    assert len(caches.analyses) == 1  # B's piece stays

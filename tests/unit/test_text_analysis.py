@@ -140,3 +140,49 @@ def test_dictionary_words_particles_and_everyday_pairs_are_not_unknown_words():
     # 「上有」「約有」: two everyday words side by side, not a name (CMRC 2018 questions).
     assert frequency.unknown_words(text.normalize("克什米尔马鹿在外形上有什么特征？")) == []
     assert frequency.unknown_words(text.normalize("女神响尾蛇有记录以来最长的约有多长？")) == []
+
+
+TAGGED_TEXTS = [
+    "首件檢驗報告要收多少錢？",
+    "額亦都是哪個國家的開國大臣",
+    "A6061-T6 硬陽極膜厚為 25 µm，公差 ±5 µm。",
+    "The VGM must reach the carrier no later than 24 hours before the CY cut-off.",
+    "交期排程標準交期 15 日，本公司 作業 程序（PN-1234-A）。",
+    "鄭倢伃是哪個團體的成員？ 𠀋 ㄅ かな 한국",
+]
+
+
+@pytest.mark.parametrize("raw", TAGGED_TEXTS)
+def test_content_words_are_what_jiebas_tagger_gives_the_whole_text(raw: str) -> None:
+    """The blocks and unknown runs tagged one at a time give what one `posseg.cut` gives."""
+    import jieba.posseg
+
+    normalized = text.normalize(raw)
+    text.segmenter()
+    tagged = [(p.word.strip(), p.flag) for p in jieba.posseg.cut(normalized)]
+    one_at_a_time = [
+        pair
+        for block in text._JIEBA_BLOCK.findall(normalized)
+        for pair in text._tagged(block, text._call)
+    ]
+    assert [p for p in tagged if p[0] and p[1] != "x"] == [
+        p for p in one_at_a_time if p[0] and p[1] != "x"
+    ]
+    remembered: dict[str, text.Tagged] = {}
+
+    def remember(run: str, tag: object) -> text.Tagged:
+        return remembered.setdefault(run, text._unknown_run(run))
+
+    assert text.content_words(normalized, remember) == text.content_words(normalized)
+
+
+def test_the_tagger_s_unknown_runs_are_asked_of_the_cache() -> None:
+    asked: list[str] = []
+
+    def remember(run: str, tag: object) -> text.Tagged:
+        asked.append(run)
+        return text._unknown_run(run)
+
+    normalized = text.normalize("額亦都是哪個國家的開國大臣")
+    assert text.content_words(normalized, remember) == ["国家", "开国", "大臣"]
+    assert asked == ["额亦都是"]  # the run the dictionary does not know, and only it
