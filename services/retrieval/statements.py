@@ -172,16 +172,15 @@ class _Reading:
         """Every quantity the clause states, whatever the question asks for."""
         return self.analyses.get(chunk_id, "quantities", clause, _quantities)
 
-    def quantities(self, chunk_id: str, clause: str) -> tuple[Quantity, ...]:
+    def asked_of(self, found: tuple[Quantity, ...]) -> tuple[Quantity, ...]:
         """The quantities of the measures the question asks for (all, when it asks for none)."""
-        found = self.stated(chunk_id, clause)
         return tuple(q for q in found if self.measures is None or q.measure in self.measures)
 
     def words(self, chunk_id: str, normalized: str) -> tuple[str, ...]:
-        segmented = self.analyses.shared(chunk_id, "tagged_run")
-        return self.analyses.get(
-            chunk_id, "words", normalized, lambda text: tuple(_words(text, segmented))
-        )
+        def analyse(text: str) -> tuple[str, ...]:
+            return tuple(_words(text, self.analyses.shared(chunk_id, "tagged_run")))
+
+        return self.analyses.get(chunk_id, "words", normalized, analyse)
 
     def units(self, chunk_id: str, normalized: str) -> text_analysis.TextUnits:
         return self.analyses.get(chunk_id, "units", normalized, text_analysis.TextUnits.of)
@@ -208,8 +207,9 @@ def _answer(
             # W/M" under "B. Felixstowe CFS (import LCL)"), whatever measure is asked for.
             stated = False
             for clause_start, clause in _clauses(line):
-                stated = stated or bool(reading.stated(chunk_id, clause))
-                quantities = reading.quantities(chunk_id, clause)
+                found = reading.stated(chunk_id, clause)
+                stated = stated or bool(found)
+                quantities = reading.asked_of(found)
                 if not quantities:
                     continue
                 # What the quantity is said of: its clause, its line's label ("VGM to carrier |
