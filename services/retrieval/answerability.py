@@ -65,10 +65,13 @@ class QueryProfile:
 
     def coverage(self, normalized_text: str) -> float:
         """Share of the query's weight a normalised text covers (every unit compared)."""
+        return self.coverage_of(text_analysis.TextUnits.of(normalized_text))
+
+    def coverage_of(self, found: text_analysis.TextUnits) -> float:
+        """`coverage` of the text `found` holds the units of."""
         if not self.weights:
             return 0.0
-        found = text_analysis.TextUnits.of(normalized_text)
-        covered = sum(w for u, w in self.weights.items() if present(u, normalized_text, found))
+        covered = sum(w for u, w in self.weights.items() if present(u, found.text, found))
         return covered / (self.total or 1.0)
 
     def display(self, unit: str) -> str:

@@ -211,12 +211,11 @@ def _ranks(
 ) -> dict[int, int]:
     """1-based ranks of the top LIST_DEPTH positions by (score, tiebreak) descending, ties by
     position: only the positions that can be among them are sorted."""
-    if positive_only:
-        chosen = np.flatnonzero(scores > 0)
-    elif len(scores) > LIST_DEPTH:
-        floor = np.partition(scores, len(scores) - LIST_DEPTH)[len(scores) - LIST_DEPTH]
-        chosen = np.flatnonzero(scores >= floor)  # ties at the floor included
-    else:
-        chosen = np.arange(len(scores))
+    chosen = np.flatnonzero(scores > 0) if positive_only else np.arange(len(scores))
+    if len(chosen) > LIST_DEPTH:
+        considered = scores[chosen]
+        at = len(considered) - LIST_DEPTH
+        floor = np.partition(considered, at)[at]
+        chosen = chosen[considered >= floor]  # ties at the floor included
     order = chosen[np.lexsort((-tiebreak[chosen], -scores[chosen]))][:LIST_DEPTH]
     return {int(position): n + 1 for n, position in enumerate(order)}

@@ -552,10 +552,15 @@ def _narrow(
     candidate span are remembered with its chunk (`analyses`): they do not depend on the query."""
     current = verifier.lookup([e.document_id for e in chunks])
 
-    def prior(texts: list[str]) -> list[float]:
-        if any(profile.coverage(text_analysis.normalize(t)) for t in texts):
-            return [float(sum(map(str.isalnum, t))) for t in texts]
-        return similarity(texts)
+    def prior_of(
+        units_of: Callable[[str], text_analysis.TextUnits],
+    ) -> Callable[[list[str]], list[float]]:
+        def prior(texts: list[str]) -> list[float]:
+            if any(profile.coverage_of(units_of(t)) for t in texts):
+                return [float(sum(map(str.isalnum, t))) for t in texts]
+            return similarity(texts)
+
+        return prior
 
     narrowed: list[Evidence] = []
     seen: set[str] = set()
@@ -563,8 +568,11 @@ def _narrow(
         doc = current.get(chunk.document_id)
         if doc is None:  # verified a moment ago in the same snapshot: cannot happen
             continue
-        score = answerability.span_score(profile, _remembered_units(analyses, chunk.chunk_id))
-        start, end = spans.best_span(doc.body, chunk.start, chunk.end, score, prior=prior)
+        units_of = _remembered_units(analyses, chunk.chunk_id)
+        score = answerability.span_score(profile, units_of)
+        start, end = spans.best_span(
+            doc.body, chunk.start, chunk.end, score, prior=prior_of(units_of)
+        )
         span = _evidence(doc, chunk_id=chunk.chunk_id, start=start, end=end, rank=chunk.rank)
         if span.evidence_id not in seen:
             seen.add(span.evidence_id)

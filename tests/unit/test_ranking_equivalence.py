@@ -7,13 +7,20 @@ import json
 import random
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from services.retrieval import answerability
 from services.retrieval.caches import Payload, RetrievalCaches, TenantBlock
 from services.retrieval.chunker import chunk_text
 from services.retrieval.embedders import HashingEmbedder
-from services.retrieval.ranking import QueryAnalysis, document_frequency, rank
+from services.retrieval.ranking import (
+    LIST_DEPTH,
+    QueryAnalysis,
+    _ranks,
+    document_frequency,
+    rank,
+)
 from tests.support import reference_ranking as reference
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -188,3 +195,18 @@ def test_a_block_that_dropped_chunks_still_ranks_the_same():
     survivor = caches.block("v1", "T", kept, dimension=EMBEDDER.dimension, fetch=lambda m: [])
     assert len(survivor.ids) == 140
     assert_same(caches, survivor, kept, synthetic_queries(rng, 30))
+
+
+@pytest.mark.parametrize("positive_only", [True, False])
+def test_the_top_of_a_signal_with_ties_at_its_floor_is_that_of_a_full_sort(positive_only):
+    """Only the positions that can reach the list are sorted: ties at the last place, equal
+    scores broken by the tiebreak then by position, and zeros left out where asked."""
+    rng = np.random.default_rng(5)
+    for size in (0, 1, LIST_DEPTH - 1, LIST_DEPTH, LIST_DEPTH + 1, 3_000):
+        scores = rng.integers(0, 4, size).astype(np.float64)  # few values: many ties
+        tiebreak = rng.integers(0, 3, size).astype(np.float64)
+        everything = np.arange(size)
+        chosen = everything[scores > 0] if positive_only else everything
+        order = chosen[np.lexsort((-tiebreak[chosen], -scores[chosen]))][:LIST_DEPTH]
+        expected = {int(p): n + 1 for n, p in enumerate(order)}
+        assert _ranks(scores, tiebreak=tiebreak, positive_only=positive_only) == expected
