@@ -154,8 +154,20 @@ class Database:
         # Why this store cannot be written (a read-only SQLite file or directory), or None.
         self.read_only: str | None = _READ_ONLY_STORES.get(engine)
         self._writer = sessionmaker(bind=engine, expire_on_commit=False)
+        reading: dict[str, Any] = {READ_ONLY: True}
+        snapshot = dict(reading)
+        if engine.dialect.name == "postgresql":
+            # Under READ COMMITTED every statement reads its own snapshot, in a transaction or
+            # not, so a read's BEGIN and COMMIT are two round trips that change nothing: reads
+            # run in autocommit. A read that needs one snapshot for all its statements (or a
+            # server-side cursor) asks for it: REPEATABLE READ.
+            reading["isolation_level"] = "AUTOCOMMIT"
+            snapshot["isolation_level"] = "REPEATABLE READ"
         self._reader = sessionmaker(
-            bind=engine.execution_options(**{READ_ONLY: True}), expire_on_commit=False
+            bind=engine.execution_options(**reading), expire_on_commit=False
+        )
+        self._snapshot_reader = sessionmaker(
+            bind=engine.execution_options(**snapshot), expire_on_commit=False
         )
 
     @contextmanager
@@ -175,9 +187,13 @@ class Database:
             fn()
 
     @contextmanager
-    def read(self) -> Iterator[Session]:
+    def read(self, *, snapshot: bool = False) -> Iterator[Session]:
+        """A read. `snapshot`: all its statements see the database as of its first one (SQLite
+        readers always do); otherwise, on PostgreSQL, each statement reads what is committed
+        when it starts, as READ COMMITTED transactions do."""
+        reader = self._snapshot_reader if snapshot else self._reader
         try:
-            with self._reader() as session, session.begin():
+            with reader() as session, session.begin():
                 yield session
         except DBAPIError as exc:
             named = storage_error(exc)

@@ -644,18 +644,29 @@ class MemoryBank:
             )
             for key in sorted({canonical_scope(item.scope) for item, _ in todo}):
                 lock_scope(session, principal.tenant_id, key)
+            mapped: list[tuple[int, Offer | OfferView, _Prepared | Exception]] = []
+            for item, prepared in todo:
+                if isinstance(item, OfferView):
+                    mapped.append((item.id, item, prepared))
+                elif offers.key_of(item) in ids:
+                    mapped.append((ids[offers.key_of(item)], item, prepared))
+                # else: another run recorded the same event a moment ago
+            locked = offers.still_owed(
+                session, [i for i, _, prepared in mapped if not isinstance(prepared, Exception)]
+            )
             with audits_held(session) as held:
-                for item, prepared in todo:
-                    if isinstance(item, OfferView):
-                        offer_id = item.id
-                    elif offers.key_of(item) in ids:
-                        offer_id = ids[offers.key_of(item)]
-                    else:
-                        continue  # another run recorded the same event a moment ago
+                for offer_id, item, prepared in mapped:
                     source = _run_of(item, run_id)
                     outcomes.append(
                         self._write_offer(
-                            session, principal, offer_id, item, prepared, source=source, held=held
+                            session,
+                            principal,
+                            offer_id,
+                            item,
+                            prepared,
+                            owed=locked.get(offer_id),
+                            source=source,
+                            held=held,
                         )
                     )
         return outcomes
@@ -689,9 +700,11 @@ class MemoryBank:
         item: Offer | OfferView,
         prepared: _Prepared | Exception,
         *,
+        owed: MemoryOfferRow | None,
         source: str,
         held: HeldAudits,
     ) -> OfferOutcome:
+        """`owed`: the offer's row, locked (offers.still_owed), or None if it is done."""
         about = OfferOutcome(
             offer_id=offer_id,
             scope=canonical_scope(item.scope),
@@ -701,7 +714,6 @@ class MemoryBank:
         if isinstance(prepared, Exception):
             attempt = offers.fail(session, offer_id, prepared)
             return about.model_copy(update={"error": _reason(prepared), "attempt": attempt})
-        owed = offers.still_owed(session, offer_id)
         if owed is None:
             return about.model_copy(update={"already_done": True})
         try:

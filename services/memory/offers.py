@@ -10,10 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from services.core.clock import as_utc
@@ -86,42 +88,53 @@ def record(
     offers: Sequence[Offer],
     now: datetime,
 ) -> dict[tuple[str, str], int]:
-    """Insert the offers not made before; returns the ids of those inserted now by key."""
-    made: dict[tuple[str, str], int] = {}
-    known = existing(session, tenant_id, offers)
+    """Insert the offers not made before, in one statement; returns the ids of those inserted
+    now by key (an offer another run made a moment ago is left to that run)."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
     for offer in offers:
-        scope_key = canonical_scope(offer.scope)
-        if (scope_key, offer.event_id) in known:
-            continue
-        row = MemoryOfferRow(
-            tenant_id=tenant_id,
-            task_id=offer.task_id,
-            scope_key=scope_key,
-            scope=dict(offer.scope),
-            event_id=offer.event_id,
-            events=[e.model_dump() for e in offer.events],
-            acl=list(offer.acl),
-            run_id=run_id,
-            actor=actor,
-            status=PENDING,
-            attempts=0,
-            created_at=now,
+        rows.setdefault(
+            key_of(offer),
+            {
+                "tenant_id": tenant_id,
+                "task_id": offer.task_id,
+                "scope_key": canonical_scope(offer.scope),
+                "scope": dict(offer.scope),
+                "event_id": offer.event_id,
+                "events": [e.model_dump() for e in offer.events],
+                "acl": list(offer.acl),
+                "run_id": run_id,
+                "actor": actor,
+                "status": PENDING,
+                "attempts": 0,
+                "created_at": now,
+            },
         )
-        try:
-            with session.begin_nested():  # another run offering the same event at once
-                session.add(row)
-                session.flush()
-        except IntegrityError:
-            continue
-        made[(scope_key, offer.event_id)] = row.id
-    return made
+    if not rows:
+        return {}
+    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
+    made = session.execute(
+        insert(MemoryOfferRow)
+        .values(list(rows.values()))
+        .on_conflict_do_nothing(index_elements=["tenant_id", "scope_key", "event_id"])
+        .returning(MemoryOfferRow.id, MemoryOfferRow.scope_key, MemoryOfferRow.event_id)
+    ).all()
+    return {(scope_key, event_id): offer_id for offer_id, scope_key, event_id in made}
 
 
-def still_owed(session: Session, offer_id: int) -> MemoryOfferRow | None:
-    """The offer, locked; None when someone generated it meanwhile (an idle worker's catch-up
-    racing the task's next run): it must not be generated twice."""
-    row = session.get(MemoryOfferRow, offer_id, with_for_update=True, populate_existing=True)
-    return row if row is not None and row.status != DONE else None
+def still_owed(session: Session, offer_ids: Sequence[int]) -> dict[int, MemoryOfferRow]:
+    """The offers, locked in id order in one statement, without those someone generated
+    meanwhile (an idle worker's catch-up racing the task's next run): they must not be
+    generated twice."""
+    if not offer_ids:
+        return {}
+    rows = session.scalars(
+        select(MemoryOfferRow)
+        .where(MemoryOfferRow.id.in_(sorted(set(offer_ids))))
+        .order_by(MemoryOfferRow.id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).all()
+    return {row.id: row for row in rows if row.status != DONE}
 
 
 def done(row: MemoryOfferRow, generation_id: str, *, now: datetime) -> None:

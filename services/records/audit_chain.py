@@ -204,7 +204,7 @@ def verify_chain(
     changed, removed, inserted out of order, or appended by someone without the key), and a head
     that does not point at the last entry (entries removed from the end)."""
     key = key or _key(db.engine, create=False)
-    with db.read() as session:
+    with db.read(snapshot=True) as session:  # heads and entries as of one moment, streamed
         query = select(AuditHead)
         if tenant_id is not None:
             query = query.where(AuditHead.tenant_id == tenant_id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -334,7 +335,7 @@ class TaskService:
                     next_step=next_step,
                     add_evidence_ids=add_evidence_ids,
                     now=now,
-                    tenant_retention=self._retention_days(session, row.tenant_id),
+                    retention_days=lambda: self._retention_days(session, row.tenant_id),
                 )
                 before = _state(row)
                 self._cas(session, row, expected_revision, values)
@@ -592,7 +593,7 @@ class TaskService:
         next_step: str | None,
         add_evidence_ids: list[str] | None,
         now: datetime,
-        tenant_retention: int,
+        retention_days: Callable[[], int],
     ) -> dict[str, Any]:
         values: dict[str, Any] = {"updated_at": now}
         if status is not None:
@@ -601,7 +602,7 @@ class TaskService:
             # status must not push the expiry further out.
             if status == TaskStatus.completed and row.status != TaskStatus.completed.value:
                 values["completed_at"] = now
-                values["expires_at"] = now + timedelta(days=tenant_retention)
+                values["expires_at"] = now + timedelta(days=retention_days())
         if confirm:
             values["confirmed"] = {**row.confirmed, **confirm}
             values["customer_id"] = customer_of(values["confirmed"])
@@ -615,8 +616,9 @@ class TaskService:
 
     @staticmethod
     def _cas(session: Session, row: TaskRow, expected: int, values: dict[str, Any]) -> None:
-        # One statement: the WHERE on revision is what makes a concurrent writer lose.
-        result = session.execute(
+        # One statement: the WHERE on revision is what makes a concurrent writer lose, and
+        # RETURNING refreshes `row` with what was written (no second read).
+        updated = session.execute(
             update(TaskRow)
             .where(
                 TaskRow.tenant_id == row.tenant_id,
@@ -624,16 +626,17 @@ class TaskService:
                 TaskRow.revision == expected,
             )
             .values(revision=TaskRow.revision + 1, **values)
-            .execution_options(synchronize_session=False)
-        )
-        if result.rowcount != 1:  # type: ignore[attr-defined]
+            .returning(TaskRow),
+            execution_options={"synchronize_session": False, "populate_existing": True},
+        ).scalar_one_or_none()
+        if updated is None:
             current = session.scalar(
                 select(TaskRow.revision).where(
                     TaskRow.tenant_id == row.tenant_id, TaskRow.task_id == row.task_id
                 )
             )
             raise StaleRevision(task_id=row.task_id, expected=expected, current=current or 0)
-        session.refresh(row)
+        assert updated is row  # the identity map's row, refreshed
 
     def _log(
         self,

@@ -133,3 +133,33 @@ def test_dropping_the_password_column_keeps_users_and_their_credentials(
             assert connection.scalar(text("SELECT password_hash FROM local_credentials")) == "h"
     finally:
         engine.dispose()
+
+
+def test_reads_see_committed_rows_and_a_snapshot_read_sees_one_moment(database_url):
+    """On PostgreSQL a plain read runs without BEGIN/COMMIT (READ COMMITTED reads each
+    statement's own snapshot anyway); `read(snapshot=True)` sees the database as of its first
+    statement on both backends, which a streamed walk over many rows needs."""
+    database = Database(make_engine(database_url))
+    count = text("SELECT count(*) FROM tenants")
+    add = text(
+        "INSERT INTO tenants (tenant_id, name, created_at) VALUES (:tenant_id, :tenant_id, :at)"
+    )
+    try:
+        with database.read() as session:
+            before = session.execute(count).scalar()
+            if database.engine.dialect.name == "postgresql":
+                dbapi = session.connection().connection.dbapi_connection
+                assert dbapi.autocommit  # no transaction was begun for the read
+            with database.write() as writer:
+                writer.execute(add, {"tenant_id": "later", "at": datetime(2026, 1, 1)})
+            if database.engine.dialect.name == "postgresql":
+                assert session.execute(count).scalar() == before + 1
+        with database.read(snapshot=True) as session:
+            first = session.execute(count).scalar()
+            with database.write() as writer:
+                writer.execute(add, {"tenant_id": "later-still", "at": datetime(2026, 1, 1)})
+            assert session.execute(count).scalar() == first
+        with database.read() as session:
+            assert session.execute(count).scalar() == first + 1
+    finally:
+        database.dispose()

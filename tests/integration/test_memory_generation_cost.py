@@ -183,6 +183,34 @@ def test_a_runs_generations_take_the_tenants_audit_head_once_after_every_memory_
     assert not verify_chain(watched.db).broken
 
 
+def test_a_runs_offers_are_recorded_in_one_statement_and_locked_in_another(watched):
+    statements: list[str] = []
+
+    def noted(conn, cursor, statement, parameters, context, executemany):
+        statements.append(" ".join(statement.split()))
+
+    event.listen(watched.db.engine, "before_cursor_execute", noted)
+    try:
+        outcomes = watched.memories.generate_offered(
+            principal(watched, "a.sales"),
+            run_id="RUN-1",
+            fresh=offered("數量 1,200 件，交期希望 20 天內。", "MAIL-1"),
+        )
+    finally:
+        event.remove(watched.db.engine, "before_cursor_execute", noted)
+    assert [o.result is not None for o in outcomes] == [True, True]  # two scopes, two offers
+    inserts = [s for s in statements if s.startswith("INSERT INTO memory_offers")]
+    locks = [s for s in statements if s.startswith("SELECT") and "FROM memory_offers" in s]
+    assert len(inserts) == 1 and "ON CONFLICT" in inserts[0]
+    assert len([s for s in locks if "FOR UPDATE" in s or "memory_offers.id IN" in s]) == 1
+    again = watched.memories.generate_offered(
+        principal(watched, "a.sales"),
+        run_id="RUN-2",
+        fresh=offered("數量 1,200 件，交期希望 20 天內。", "MAIL-1"),
+    )
+    assert again == []  # offered before: nothing recorded or generated twice
+
+
 def test_a_failed_generation_leaves_no_audit_entry_and_the_others_keep_theirs(watched, monkeypatch):
     sales = principal(watched, "a.sales")
     apply = MemoryWriter.apply
