@@ -41,10 +41,12 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         MONEY,
         re.compile(
-            r"多少钱|几(?:块)?钱|多少元|几元|价格|价钱|费用|收费|单价|附加费|加价|折扣|费率|"
+            r"多少钱|几(?:块)?钱|多少元|几元|价格|价钱|费用|收费|单价|附加费|加价|折扣|费率|金额|"
+            # a fee is a word ending in 费 (运费, 加班费), save waste, free and consumption
+            r"(?<![浪免消白])(?<=[\u4e00-\u9fff])费(?![时力劲心])|"
             r"how much (?:does|do|is|are|was|were|will|would|should|did)\b|"
             r"\bprices?\b|\bcosts?\b|\bfees?\b|\b(?:sur)?charges?\b|\bdiscounts?\b|"
-            r"\bmarkups?\b"
+            r"\bmarkups?\b|\brates?\b(?!\s+of\b)|\btariffs?\b"  # "the rate of flow" is a ratio
         ),
     ),
     (
@@ -106,7 +108,11 @@ _STATES: dict[str, re.Pattern[str]] = {
         r"[$€£¥￥]\s*\d|\d[\d,.]*\s*(?:元|块|美元|欧元|英镑|日元|港币|人民币|万元|亿元)|"
         r"\b(?:usd|eur|gbp|jpy|cny|rmb|twd|ntd|nt\$|hkd|sgd|aud|cad|chf)\s*\d|"
         r"\d[\d,.]*\s*(?:usd|eur|gbp|jpy|cny|rmb|twd|ntd|hkd|sgd|aud|cad|chf|dollars?|euros?|"
-        r"pounds?|yuan|cents?)\b"
+        r"pounds?|yuan|cents?)\b|"
+        # pay counted in wages: 「2個月平均工資」, "two months' salary"
+        rf"{_NUM}\s*个?(?:月|周|星期|天|日)(?:的)?(?:平均)?(?:工资|薪资|薪水|月薪|底薪|薪)|"
+        r"\b(?:\d+|one|two|three|four|five|six|twelve)\s+(?:months?|weeks?|days?)'?\s+"
+        r"(?:of\s+)?(?:salary|pay|wages?)\b"
     ),
     PERCENTAGE: re.compile(
         r"\d[\d.]*\s*[%％]|百分之|[一二三四五六七八九十]成|\bpercent\b|\bper\s?cent\b"
@@ -117,13 +123,15 @@ _STATES: dict[str, re.Pattern[str]] = {
         r"dozen|hundred|thousand|million|several)\b"
     ),
 }
-# A person: a name in Latin script (two capitalised words), or Chinese name-like runs next to a
-# role word. Recognising every name is beyond a rule; a span with a role word or a capitalised
-# name is accepted, everything else is left to the other features.
+# A person: a name in Latin script, or Chinese name-like runs next to a role word. Recognising
+# every name is beyond a rule; a span with a role word or a capitalised name is accepted,
+# everything else is left to the other features. A Latin name is capitalised as written (folding
+# case would make any two words a name): two capitalised words, or one that does not begin a
+# sentence or line; role words match in any case.
 _PERSON_LATIN = re.compile(
-    r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z.]+)+\b|\b(?:manager|engineer|officer|director|department|"
-    r"team|supervisor|owner|board|committee|inspector|buyer|customer)s?\b",
-    re.IGNORECASE,
+    r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z.]+)+\b|(?<=[^\s.!?:][ \t])[A-Z][a-z]+\b|"
+    r"(?i:\b(?:manager|engineer|officer|director|department|team|supervisor|owner|board|"
+    r"committee|inspector|buyer|customer)s?\b)"
 )
 _PERSON_CJK = re.compile(
     r"先生|女士|小姐|教授|博士|总统|主席|部长|经理|主任|负责人|创始人|作者|导演|演员|歌手|"

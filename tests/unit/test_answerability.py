@@ -107,6 +107,47 @@ def test_texts_stating_an_answer_type_are_recognised_in_both_languages(kind, tex
     assert answer_types.states(kind, text)
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "客戶希望出貨前先燒錄韌體，燒錄費怎麼收？",  # distributor: a fee is a word ending in 費
+        "這件借給南港的保險金額是多少？",  # museum
+        "What's the 4-week rate on the 2027 sheet?",  # chatlog
+        "Can you give me the going rate for LCL out of Ho Chi Minh?",  # freight
+        "加班費怎麼算？",  # hrlegal
+    ],
+)
+def test_fees_amounts_and_rates_ask_for_money_in_both_languages(question):
+    assert answer_types.MONEY in answer_types.asked(question)
+
+
+def test_free_waste_time_consuming_and_a_rate_of_flow_are_not_fees():
+    for question in (
+        "這項服務是否免費？",
+        "这样做很浪费吗？",
+        "这道工序很费时吗？",
+        "What happened to the rate of flow in the Rhine?",  # SQuAD: a ratio, not a price
+    ):
+        assert answer_types.MONEY not in answer_types.asked(question), question
+
+
+def test_pay_counted_in_wages_states_money():
+    assert answer_types.states(
+        answer_types.MONEY, "除法定資遣費外，得另加發不超過2個月平均工資之離職慰問金。"
+    )
+    assert answer_types.states(answer_types.MONEY, "capped at two months' salary")
+    assert not answer_types.states(answer_types.MONEY, "供應週期約 2 個月")
+
+
+def test_a_person_is_a_capitalised_name_or_a_role_not_any_two_words():
+    person = answer_types.PERSON
+    assert answer_types.states(person, "Signed off by Dana Whitaker on 3 June")
+    assert answer_types.states(person, "09:22 Dana: same crew as on Boone")  # a chat log
+    assert answer_types.states(person, "the duty manager signs the release")
+    assert not answer_types.states(person, "cargo is released once customs clearance shows")
+    assert not answer_types.states(person, "Cargo is released. Then the haulier collects")
+
+
 def test_relative_and_weekday_dates_count_as_dates_but_plain_words_do_not():
     assert not answer_types.states(answer_types.DATE, "the crate is marked with the order number")
     assert not answer_types.states(answer_types.DATE, "業務應於報價前開立確認單")
