@@ -1,5 +1,6 @@
 """General answer-type recognisers: what kind of answer a question asks for, and whether a text
-states one (dates, durations, money, counts, percentages, people), in Chinese and English.
+states one (dates, durations, money, counts, percentages, people, temperatures), in Chinese
+and English.
 
 These are closed-class words of each language (interrogatives, calendar words, counters,
 currency signs), not the vocabulary of any corpus. Questions and texts are folded to lower case
@@ -18,6 +19,7 @@ MONEY = "money"
 COUNT = "count"
 PERCENTAGE = "percentage"
 PERSON = "person"
+TEMPERATURE = "temperature"
 
 # ---- what a question asks for --------------------------------------------------------------
 _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -64,6 +66,13 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
         ),
     ),
     (PERSON, re.compile(r"谁|哪位|哪一位|什么人|\bwho\b|\bwhom\b|\bwhose\b")),
+    (
+        TEMPERATURE,
+        re.compile(
+            r"几度|多少度|多高温|温度(?:是|要|设定|设为|为)?多少|"
+            r"\bwhat(?:'s| is| are)?\b[^?.]*\btemperatures?\b|how hot"
+        ),
+    ),
 )
 
 
@@ -116,6 +125,10 @@ _STATES: dict[str, re.Pattern[str]] = {
     ),
     PERCENTAGE: re.compile(
         r"\d[\d.]*\s*[%％]|百分之|[一二三四五六七八九十]成|\bpercent\b|\bper\s?cent\b"
+    ),
+    TEMPERATURE: re.compile(
+        r"\d\s*(?:°\s*[cf]?|℃|℉|度(?![角数]))|"
+        r"\b\d[\d.]*\s*(?:degrees?|deg)\s*(?:celsius|fahrenheit|c|f)?\b"
     ),
     COUNT: re.compile(
         rf"{_NUM}\s*(?:个|件|片|名|位|人|家|座|次|种|只|条|台|箱|批|所|部|本|项|支|套|张|颗|粒)|"

@@ -61,6 +61,13 @@ for canonical, forms in {
     "USD": ["usd", "美元"],
     "EUR": ["eur", "euros", "euro", "歐元", "欧元"],
     "CNY": ["cny", "rmb", "人民幣", "人民币"],
+    "GBP": ["gbp", "英鎊", "英镑"],
+    "JPY": ["jpy", "日圓", "日元", "日圆"],
+    "HKD": ["hkd", "港幣", "港币"],
+    "SGD": ["sgd"],
+    "AUD": ["aud"],
+    "CAD": ["cad"],
+    "CHF": ["chf"],
 }.items():
     for form in forms:
         _UNITS[form] = canonical
@@ -74,6 +81,18 @@ _CURRENCIES = {
     "rmb": "CNY",
     "¥": "CNY",
     "$": "USD",
+    "gbp": "GBP",
+    "£": "GBP",
+    "jpy": "JPY",
+    "hk$": "HKD",
+    "hkd": "HKD",
+    "s$": "SGD",
+    "sgd": "SGD",
+    "a$": "AUD",
+    "aud": "AUD",
+    "cad": "CAD",
+    "chf": "CHF",
+    "cny": "CNY",
 }
 
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
@@ -254,7 +273,7 @@ def is_unit_word(word: str) -> bool:
     return word in _UNITS or word in _CURRENCIES or f"{word}s" in _UNITS
 
 
-CURRENCY_UNITS = frozenset(_CURRENCIES.values()) | {"TWD", "USD", "EUR", "CNY"}
+CURRENCY_UNITS = frozenset(_CURRENCIES.values()) | {"TWD", "USD", "EUR", "CNY", "JPY", "HKD"}
 
 
 def quantities(text: str) -> list[tuple[str, str]]:

@@ -60,6 +60,7 @@ _ANSWERS: dict[str, frozenset[str]] = {
     answer_types.PERCENTAGE: frozenset({"share"}),
     answer_types.MONEY: frozenset({"money", "share"}),  # surcharges are often a share
     answer_types.COUNT: frozenset({"count"}),
+    answer_types.TEMPERATURE: frozenset({"°C"}),
 }
 _HEADING_MAX_CHARS = 60
 # A four-digit number of years in this range names a calendar year.
@@ -174,7 +175,12 @@ class _Reading:
 
     def asked_of(self, found: tuple[Quantity, ...]) -> tuple[Quantity, ...]:
         """The quantities of the measures the question asks for (all, when it asks for none)."""
-        return tuple(q for q in found if self.measures is None or q.measure in self.measures)
+        return tuple(
+            q
+            for q in found
+            # money is one measure per currency ("money:gbp"): the family is what is asked for
+            if self.measures is None or q.measure.split(":")[0] in self.measures
+        )
 
     def words(self, chunk_id: str, normalized: str) -> tuple[str, ...]:
         def analyse(text: str) -> tuple[str, ...]:

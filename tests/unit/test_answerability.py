@@ -131,6 +131,19 @@ def test_free_waste_time_consuming_and_a_rate_of_flow_are_not_fees():
         assert answer_types.MONEY not in answer_types.asked(question), question
 
 
+def test_a_temperature_is_asked_and_stated_in_both_languages():
+    temperature = answer_types.TEMPERATURE
+    assert temperature in answer_types.asked("LQFP 的 tray 料要烤幾度、烤多久？")  # distributor
+    assert temperature in answer_types.asked("熱熔膠溫度要設定幾度？")  # holdout
+    assert temperature in answer_types.asked("What is the peak reflow temperature for SAC305?")
+    assert temperature not in answer_types.asked("Does the storage temperature matter?")
+    assert answer_types.states(temperature, "同一批料 125°C 烘烤累計不得超過 96 小時")
+    assert answer_types.states(temperature, "The peak reflow temperature is 250 °C.")
+    assert answer_types.states(temperature, "bake at 180 degrees Celsius")
+    assert not answer_types.states(temperature, "TI | TPS62130RGTR | 12 週 | 3,000")
+    assert not answer_types.states(temperature, "彎折成 90度角")
+
+
 def test_pay_counted_in_wages_states_money():
     assert answer_types.states(
         answer_types.MONEY, "除法定資遣費外，得另加發不超過2個月平均工資之離職慰問金。"

@@ -64,6 +64,15 @@ DOCS = {
         "LCL)\nHandling ............ 18.00 per W/M\nFree time ........... 7 calendar days from "
         "devanning",
     ),
+    "SOP-SCREEN": (
+        "Air export - security screening",
+        "4. Charges\nScreening fee GBP 0.12 per kg, minimum GBP 25.00 per consignment.",
+    ),
+    "TARIFF-SCREEN": (
+        "Standard tariff 2026 - air",
+        "C. Security\nScreening fee ...... GBP 0.15 per kg",
+    ),
+    "B-TI-SETUP": ("鈦合金零件加工報價說明", "二、費用\n鈦合金零件上機費為 1,500 元。"),
     "B-TI-PRICES": (
         "2026 年加工價目表",
         "一、鈦合金零件\n上機費 ........ 1,200 元\n加工交期 ........ 20 日",
@@ -204,6 +213,27 @@ def test_answers_that_never_name_the_question_s_subject_do_not_conflict():
 def test_a_price_list_row_is_read_under_its_heading(query, documents, values):
     found, _ = conflicts(query, *documents)
     assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "amounts"),
+    [
+        (
+            "How much is the screening fee per kg?",
+            ("SOP-SCREEN", "TARIFF-SCREEN"),
+            ("0.12", "0.15"),
+        ),
+        ("鈦合金零件的上機費是多少錢？", ("B-TI-SETUP", "B-TI-PRICES"), ("1500", "1200")),
+    ],
+)
+def test_a_question_asking_for_money_compares_amounts_in_each_currency(query, documents, amounts):
+    # Money is one measure per currency ("money:gbp"); a question asking for money compares
+    # those, not only shares of a price.
+    found, _ = conflicts(query, *documents)
+    assert len(found) == 1
+    values = {v.document_id: v.value for v in found[0].values}
+    assert set(values) == set(documents)
+    assert [amount in values[d] for d, amount in zip(documents, amounts, strict=True)] == [1, 1]
 
 
 def test_a_calendar_year_is_not_a_duration():
