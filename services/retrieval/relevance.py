@@ -17,7 +17,7 @@ The rule (documented in README "Retrieval"):
    the principal's eligible set among those the knowledge uses at all, 電鍍 in 「電鍍外包前置時間」)
    must be in a relevant item written in its script.
 4. If the question asks for a type of answer (a date, a duration, money, a count, a percentage,
-   a person: services.language.answer_types), a relevant item must state one:
+   a person, a temperature: services.language.answer_types), a relevant item must state one:
    「首件檢驗報告要收多少錢」 is not answered by a procedure that mentions the report but no fee.
 Similarity never decides on its own except across scripts, and then only as a rank.
 """
