@@ -93,6 +93,25 @@ def test_the_ceiling_drops_least_recently_used_tenant_blocks_and_they_are_rebuil
     assert fill(caches, "T009") == (0, 300)
 
 
+def test_entries_keep_a_margin_under_the_ceiling_and_freed_memory_is_handed_back(monkeypatch):
+    from services.retrieval import caches as module
+
+    released: list[int] = []
+    monkeypatch.setattr(module, "_MALLOC_TRIM", lambda pad: released.append(pad) or 1)
+    one_tenant = RetrievalCaches()
+    fill(one_tenant, "T000")
+    tenant_bytes = one_tenant.nbytes()
+    # Three tenants fit under the ceiling, but not under the ceiling less the margin.
+    caches = RetrievalCaches(budget_bytes=int(tenant_bytes * 3.2))
+    assert caches.held_bytes == int(caches.budget_bytes * (1 - module.ALLOCATOR_MARGIN))
+    for t in range(3):
+        fill(caches, f"T{t:03d}")
+        assert caches.nbytes() <= caches.held_bytes
+    assert caches.evicted_blocks == 1 and len(caches._blocks) == 2
+    # Each eviction freed a whole tenant, more than an eighth of the ceiling: handed back.
+    assert released == [0]
+
+
 def test_without_a_ceiling_nothing_is_dropped():
     caches = RetrievalCaches()
     for t in range(6):
