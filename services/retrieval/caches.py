@@ -459,7 +459,7 @@ def release_freed_memory() -> None:
 
 def _malloc_trim() -> Callable[[int], int] | None:
     try:
-        return ctypes.CDLL("libc.so.6").malloc_trim  # type: ignore[no-any-return]
+        return ctypes.CDLL("libc.so.6").malloc_trim
     except (OSError, AttributeError):
         return None
 
