@@ -58,6 +58,8 @@ def _conjunctions(clause: str) -> list[tuple[int, int]]:
     simplified = tokens.normalize_script(clause)
     if len(simplified) != len(clause):  # offsets would not line up; keep the clause whole
         return []
+    if not any(word in simplified for word in _CONJUNCTIONS):
+        return []  # the segmenter can only read a conjunction where its characters stand
     tokens.content_words("")  # loads the segmenter quietly (it logs its dictionary load)
     spans: list[tuple[int, int]] = []
     at = 0
