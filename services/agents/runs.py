@@ -589,7 +589,9 @@ class RunQueue:
 
     @staticmethod
     def _system_row(session: Session, run_id: str) -> Run:
-        row = session.get(Run, run_id, populate_existing=True)
+        # Locked before the lease is checked: a reclaim committing meanwhile is waited for and
+        # seen (LeaseLost), never written over (on SQLite every writer holds the lock already).
+        row = session.get(Run, run_id, populate_existing=True, with_for_update=True)
         if row is None:
             raise NotFound("run", run_id)
         return row

@@ -3,15 +3,17 @@ its cancel point commit together or not at all, and a run commits a handful of w
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 
 import pytest
-from sqlalchemy import event
+from sqlalchemy import event, update
 
 from services.agents.ports import LeaseLost
 from services.agents.runs import NewEvent
 from services.bootstrap import Services
 from services.db.engine import READ_ONLY
+from services.db.models import Run
 from services.llm.ports import ModelUsage
 from tests.conftest import principal
 from tests.support.scenario import SUPPLEMENT, load_scenario, resume_q42
@@ -51,6 +53,37 @@ def test_a_step_through_a_lost_lease_writes_none_of_its_parts(store, clock):
     # The live attempt's step goes through, whole.
     assert store.runs.step(run.run_id, events=(CALL, HANDOFF), lease=live) is False
     assert kinds(store, run.run_id)[-2:] == ["model_call", "handoff"]
+
+
+def test_a_step_racing_a_reclaim_waits_for_it_and_writes_nothing(store, clock):
+    sales = principal(store, "a.sales")
+    run = store.runs.enqueue(sales, "Q42")
+    stale = store.runs.claim("w-stalled")
+    assert stale is not None
+    clock.advance(seconds=store.settings.run_timeout_seconds + 1)
+    outcome: list[str] = []
+
+    def step() -> None:
+        try:
+            store.runs.step(run.run_id, decision={"status": "ok"}, lease=stale)
+            outcome.append("written")
+        except LeaseLost:
+            outcome.append("lease lost")
+
+    with store.db.write() as session:  # another worker's reclaim, not committed yet
+        session.execute(
+            update(Run)
+            .where(Run.run_id == run.run_id)
+            .values(claimed_by="w-live", attempts=Run.attempts + 1)
+        )
+        racing = threading.Thread(target=step)
+        racing.start()
+        racing.join(timeout=1.0)
+        assert racing.is_alive()  # the step waits for the reclaim's lock
+    racing.join(timeout=30)
+    assert outcome == ["lease lost"]
+    after = store.runs.system_get(run.run_id)
+    assert after.decision is None and after.claimed_by == "w-live"
 
 
 def test_a_step_is_a_cancel_point_that_keeps_what_it_wrote(store):
