@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, DisconnectionError
 from sqlalchemy.orm import Session, sessionmaker
@@ -144,6 +146,13 @@ def refresh_statistics(engine: Engine) -> None:
         connection.exec_driver_sql(f"PRAGMA analysis_limit={ANALYSIS_LIMIT}")
         for table in _PLANNED_TABLES:
             connection.exec_driver_sql(f"ANALYZE {table}")
+
+
+def insert_for(session: Session, entity: Any) -> Any:
+    """An INSERT of `entity` in the session's dialect (PostgreSQL's or SQLite's), so that
+    `on_conflict_do_nothing` and `on_conflict_do_update` are there on both backends."""
+    dialect = session.get_bind().dialect.name
+    return (pg_insert if dialect == "postgresql" else sqlite_insert)(entity)
 
 
 class Database:

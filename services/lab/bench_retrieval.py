@@ -7,8 +7,6 @@ build in minutes); `ingest` uses the real default embedder.
 
 from __future__ import annotations
 
-import contextlib
-import ctypes
 import gc
 import json
 import multiprocessing
@@ -29,6 +27,7 @@ from services.core.principals import Principal
 from services.db.models import DocumentAcl, DocumentVersion, IndexChunk, Tenant, User
 from services.lab.evaluation import fresh_store
 from services.records.knowledge import content_hash
+from services.retrieval.caches import release_freed_memory
 from services.retrieval.chunker import MAX_CHARS
 from services.retrieval.embedders import HashingEmbedder, UseEmbedder
 from services.retrieval.ranking import vector_top
@@ -585,8 +584,7 @@ def _release_freed_memory() -> None:
     """Collect garbage and hand the freed heap back to the OS (glibc), so the base RSS is what
     the process holds, not what the truth computation freed and the caches could reuse."""
     gc.collect()
-    with contextlib.suppress(OSError, AttributeError):
-        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    release_freed_memory()
 
 
 def _peak_rss_mb() -> float:

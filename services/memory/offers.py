@@ -14,11 +14,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from services.core.clock import as_utc
+from services.db.engine import insert_for
 from services.db.models_memory import MemoryOfferRow
 from services.memory.types import ConversationEvent, canonical_scope
 
@@ -111,9 +110,8 @@ def record(
         )
     if not rows:
         return {}
-    insert = pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert
     made = session.execute(
-        insert(MemoryOfferRow)
+        insert_for(session, MemoryOfferRow)
         .values(list(rows.values()))
         .on_conflict_do_nothing(index_elements=["tenant_id", "scope_key", "event_id"])
         .returning(MemoryOfferRow.id, MemoryOfferRow.scope_key, MemoryOfferRow.event_id)

@@ -21,13 +21,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 from sqlalchemy import Engine, event, select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from services.core.clock import Clock, as_utc
 from services.core.errors import MemdeskError
-from services.db.engine import Database
+from services.db.engine import Database, insert_for
 from services.db.models import AuditEntry, AuditHead
 
 GENESIS = "sha256:" + "0" * 64  # the predecessor of each tenant's first entry
@@ -152,10 +150,7 @@ def _lock_head(session: Session, tenant_id: str) -> AuditHead:
         return head
     # The tenant's first entry: create its head without racing another first writer.
     values = {"tenant_id": tenant_id, "seq": 0, "entry_hash": GENESIS}
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(pg_insert(AuditHead).values(**values).on_conflict_do_nothing())
-    else:
-        session.execute(sqlite_insert(AuditHead).values(**values).on_conflict_do_nothing())
+    session.execute(insert_for(session, AuditHead).values(**values).on_conflict_do_nothing())
     head = session.get(AuditHead, tenant_id, with_for_update=True, populate_existing=True)
     assert head is not None
     return head

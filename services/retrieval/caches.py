@@ -646,17 +646,23 @@ class RetrievalCaches:
         if self.budget_bytes is None or self.held_bytes is None:
             return 0
         dropped = 0
+        release = False
         with self._lock:
-            while (held := self.nbytes()) > self.held_bytes:
+            held = self.nbytes()
+            while held > self.held_bytes:
                 victim = next((k for k in self._blocks if k != keep), None)
                 if victim is None:
                     break  # one tenant larger than the ceiling is still served
                 self._drop_tenant(victim)
-                self._dropped_since_release += held - self.nbytes()
+                after = self.nbytes()
+                self._dropped_since_release += held - after
+                held = after
                 dropped += 1
             if self._dropped_since_release >= self.budget_bytes // RELEASE_SHARE:
                 self._dropped_since_release = 0
-                release_freed_memory()
+                release = True
+        if release:  # outside the lock: other queries need not wait for the allocator
+            release_freed_memory()
         self.evicted_blocks += dropped
         return dropped
 

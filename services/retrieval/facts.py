@@ -273,7 +273,7 @@ def is_unit_word(word: str) -> bool:
     return word in _UNITS or word in _CURRENCIES or f"{word}s" in _UNITS
 
 
-CURRENCY_UNITS = frozenset(_CURRENCIES.values()) | {"TWD", "USD", "EUR", "CNY", "JPY", "HKD"}
+CURRENCY_UNITS = frozenset(_CURRENCIES.values()) | {"TWD", "USD", "EUR", "CNY"}
 
 
 def quantities(text: str) -> list[tuple[str, str]]:

@@ -5,15 +5,13 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from sqlalchemy import delete, select, update
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from services.core.errors import IndexUnavailable
-from services.db.engine import Database
+from services.db.engine import Database, insert_for
 from services.db.models import IndexChunk
 from services.db.models_retrieval import IndexTenantState
 from services.retrieval.caches import RetrievalCaches
@@ -107,7 +105,7 @@ class ChunkWriter:
             # A chunk row another writer of the same version inserted first stays as it is
             # (same id, same content): staging one version twice never fails on it.
             session.execute(
-                _insert(session).on_conflict_do_nothing(),
+                insert_for(session, IndexChunk).on_conflict_do_nothing(),
                 [
                     {
                         "index_version": version_id,
@@ -133,11 +131,6 @@ class ChunkWriter:
             self._store.delete(collection, ids=chunk_ids)
         except Exception as exc:  # the store may be what is down; health() reports leftovers
             log.warning("could not remove %d half-written chunks: %s", len(chunk_ids), exc)
-
-
-def _insert(session: Session) -> Any:
-    dialect = session.get_bind().dialect.name
-    return (pg_insert if dialect == "postgresql" else sqlite_insert)(IndexChunk)
 
 
 def delete_rows(session: Session, version_id: str, chunk_ids: list[str]) -> None:

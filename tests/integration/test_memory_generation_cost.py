@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import event, select
@@ -161,21 +162,28 @@ def test_a_scopes_histories_in_one_query_match_one_query_per_memory(watched):
             assert {k: found.get(k, []) for k in ids} == expected
 
 
-def test_a_runs_generations_take_the_tenants_audit_head_once_after_every_memory_write(watched):
+def generate_noting_statements(services: Services, run_id: str) -> tuple[list[Any], list[str]]:
+    """One run's generation of the same mail, with every SQL statement it sent (one line each)."""
     statements: list[str] = []
 
     def noted(conn, cursor, statement, parameters, context, executemany):
-        statements.append(" ".join(statement.split())[:40])
+        statements.append(" ".join(statement.split()))
 
-    event.listen(watched.db.engine, "before_cursor_execute", noted)
+    event.listen(services.db.engine, "before_cursor_execute", noted)
     try:
-        outcomes = watched.memories.generate_offered(
-            principal(watched, "a.sales"),
-            run_id="RUN-1",
+        outcomes = services.memories.generate_offered(
+            principal(services, "a.sales"),
+            run_id=run_id,
             fresh=offered("數量 1,200 件，交期希望 20 天內。", "MAIL-1"),
         )
     finally:
-        event.remove(watched.db.engine, "before_cursor_execute", noted)
+        event.remove(services.db.engine, "before_cursor_execute", noted)
+    return outcomes, statements
+
+
+def test_a_runs_generations_take_the_tenants_audit_head_once_after_every_memory_write(watched):
+    outcomes, sent = generate_noting_statements(watched, "RUN-1")
+    statements = [s[:40] for s in sent]
     assert [o.result is not None for o in outcomes] == [True, True]
     heads = [i for i, s in enumerate(statements) if "audit_heads" in s]
     writes = [i for i, s in enumerate(statements) if s.startswith("INSERT INTO memor")]
@@ -184,30 +192,13 @@ def test_a_runs_generations_take_the_tenants_audit_head_once_after_every_memory_
 
 
 def test_a_runs_offers_are_recorded_in_one_statement_and_locked_in_another(watched):
-    statements: list[str] = []
-
-    def noted(conn, cursor, statement, parameters, context, executemany):
-        statements.append(" ".join(statement.split()))
-
-    event.listen(watched.db.engine, "before_cursor_execute", noted)
-    try:
-        outcomes = watched.memories.generate_offered(
-            principal(watched, "a.sales"),
-            run_id="RUN-1",
-            fresh=offered("數量 1,200 件，交期希望 20 天內。", "MAIL-1"),
-        )
-    finally:
-        event.remove(watched.db.engine, "before_cursor_execute", noted)
+    outcomes, statements = generate_noting_statements(watched, "RUN-1")
     assert [o.result is not None for o in outcomes] == [True, True]  # two scopes, two offers
     inserts = [s for s in statements if s.startswith("INSERT INTO memory_offers")]
     locks = [s for s in statements if s.startswith("SELECT") and "FROM memory_offers" in s]
     assert len(inserts) == 1 and "ON CONFLICT" in inserts[0]
     assert len([s for s in locks if "FOR UPDATE" in s or "memory_offers.id IN" in s]) == 1
-    again = watched.memories.generate_offered(
-        principal(watched, "a.sales"),
-        run_id="RUN-2",
-        fresh=offered("數量 1,200 件，交期希望 20 天內。", "MAIL-1"),
-    )
+    again, _ = generate_noting_statements(watched, "RUN-2")
     assert again == []  # offered before: nothing recorded or generated twice
 
 
