@@ -39,7 +39,7 @@ from services.core.principals import Principal
 from services.language.glossary import mentions
 from services.llm.ports import ModelUsage
 from services.records.knowledge import KnowledgeStore
-from services.records.tasks import TaskService
+from services.records.tasks import TaskService, customer_of
 from services.retrieval.types import Evidence, RetrievalResult, Retriever
 
 SUPPLEMENT_PREFIX = "supplement:"
@@ -164,7 +164,9 @@ class Gatherer:
         in one transaction: each retrieval's event goes with the check before the next one.
         `remembered` are facts the Memory Bank recalled for the task: like the recorded next
         step they raise topics to look up (context only), never evidence themselves."""
-        carried, revalidated = self._revalidate(principal, run, as_of)
+        # The customer the task belongs to: other customers' documents are not its evidence.
+        customer = customer_of(state.confirmed)
+        carried, revalidated = self._revalidate(principal, run, as_of, customer)
         pending: list[NewEvent] = [revalidated] if revalidated is not None else []
         # The task's own documents and its recorded next step say what the work is about.
         documents = self._task_documents(principal, state)
@@ -179,7 +181,7 @@ class Gatherer:
         for search in searches:
             cancel_point(*pending)
             pending = []
-            tries = self._retrieve(principal, search, documents, as_of)
+            tries = self._retrieve(principal, search, documents, as_of, customer)
             query, result = standing(tries)
             need = search.need.model_copy(update={"query": query})
             ids: list[str] = []
@@ -244,11 +246,18 @@ class Gatherer:
         return gathered
 
     def _retrieve(
-        self, principal: Principal, search: Search, documents: list[str], as_of: date
+        self,
+        principal: Principal,
+        search: Search,
+        documents: list[str],
+        as_of: date,
+        customer: str | None,
     ) -> list[tuple[str, RetrievalResult]]:
         def retrieve(query: str) -> RetrievalResult:
             return call_with_timeout(
-                lambda: self._retriever.retrieve(principal, query, k=self._k, as_of=as_of),
+                lambda: self._retriever.retrieve(
+                    principal, query, k=self._k, as_of=as_of, customer_id=customer
+                ),
                 seconds=self._timeout,
                 what=f"retrieval for {search.need.key}",
             )
@@ -292,7 +301,7 @@ class Gatherer:
         return all(self._resolve(principal, eid, as_of) is not None for eid in cited)
 
     def _revalidate(
-        self, principal: Principal, run: RunView, as_of: date
+        self, principal: Principal, run: RunView, as_of: date, customer: str | None
     ) -> tuple[dict[str, list[Evidence]], NewEvent | None]:
         """Re-resolve what the task's last checkpoint relied on; keep only what still holds.
         The event saying so is returned, to be written with the next cancel point."""
@@ -308,6 +317,8 @@ class Gatherer:
                 dropped.append({"evidence_id": evidence_id, "reason": "no longer valid evidence"})
             elif resolved.content_hash != entry.get("content_hash"):
                 dropped.append({"evidence_id": evidence_id, "reason": "content changed"})
+            elif customer is not None and resolved.customer_id not in (None, customer):
+                dropped.append({"evidence_id": evidence_id, "reason": "another customer's"})
             else:
                 for need in entry.get("needs") or []:
                     kept.setdefault(str(need), []).append(resolved)

@@ -236,9 +236,15 @@ class WithEngineeringResults:
         self._handover = handover
 
     def retrieve(
-        self, principal: Principal, query: str, *, k: int = 5, as_of: date | None = None
+        self,
+        principal: Principal,
+        query: str,
+        *,
+        k: int = 5,
+        as_of: date | None = None,
+        customer_id: str | None = None,
     ) -> RetrievalResult:
-        return self._retriever.retrieve(principal, query, k=k, as_of=as_of)
+        return self._retriever.retrieve(principal, query, k=k, as_of=as_of, customer_id=customer_id)
 
     def resolve(
         self, principal: Principal, evidence_id: str, *, as_of: date | None = None

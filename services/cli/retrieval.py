@@ -32,6 +32,12 @@ def retrieve(
     as_user: AsUser,
     as_of: AsOf = None,
     k: Annotated[int, typer.Option("--k", help="How many citations at most.")] = 5,
+    customer: Annotated[
+        str | None,
+        typer.Option(
+            "--customer", help="Search for this customer's work: no other customer's documents."
+        ),
+    ] = None,
     as_json: JsonFlag = False,
 ) -> None:
     """Governed retrieval as USER: only approved, valid, readable evidence, re-verified."""
@@ -39,7 +45,9 @@ def retrieve(
 
         def run() -> RetrievalResult:
             principal = principal_for(services, as_user)
-            return services.retrieval.retrieve(principal, query, k=k, as_of=parse_as_of(as_of))
+            return services.retrieval.retrieve(
+                principal, query, k=k, as_of=parse_as_of(as_of), customer_id=customer
+            )
 
         result = run_command(run)
         if as_json:

@@ -84,8 +84,18 @@ class RetrievalService:
 
     # ---- retrieve ----------------------------------------------------------------------------
     def retrieve(
-        self, principal: Principal, query: str, *, k: int = 5, as_of: date | None = None
+        self,
+        principal: Principal,
+        query: str,
+        *,
+        k: int = 5,
+        as_of: date | None = None,
+        customer_id: str | None = None,
     ) -> RetrievalResult:
+        """`customer_id`: the customer the work is for. Another customer's documents (their
+        contract, quote or mail) are not this one's terms, even for a principal who may read
+        both: they are ranked with everything else — words and the embedding are weighed over
+        all the principal may read, whoever the work is for — but never returned."""
         if not query or not query.strip():
             raise InvalidInput("the query is empty")
         if not 1 <= k <= MAX_K:
@@ -113,7 +123,9 @@ class RetrievalService:
             query, self._frequency(active, principal.tenant_id, block, view), len(view.rows)
         )
         with _Verifier(self._db, principal, as_of) as verifier:
-            chunks, dropped = self._verify(verifier, candidates, by_id, block, k=k)
+            chunks, dropped = self._verify(
+                verifier, candidates, by_id, block, k=k, customer_id=customer_id
+            )
             evidence = _narrow(
                 chunks, verifier, profile, self._similarity(analysis.text), self.caches.analyses
             )
@@ -408,8 +420,10 @@ class RetrievalService:
         block: TenantBlock,
         *,
         k: int,
+        customer_id: str | None = None,
     ) -> tuple[list[Evidence], Counter[str]]:
-        """Re-check candidates against SQL in rank order, a round of 2k at a time, until k hold."""
+        """Re-check candidates against SQL in rank order, a round of 2k at a time, until k hold.
+        With `customer_id`, a version that applies to another customer is passed over."""
         dropped: Counter[str] = Counter()
         accepted: list[Evidence] = []
         limit = min(len(candidates), VERIFY_DEPTH * k)
@@ -439,6 +453,9 @@ class RetrievalService:
                     reason = verifier.why_not(chunk.document_id, chunk.version)
                 if reason is not None or doc is None:
                     dropped[reason or "not_eligible"] += 1
+                    continue
+                if customer_id is not None and doc.customer_id not in (None, customer_id):
+                    dropped["other_customer"] += 1
                     continue
                 accepted.append(
                     _evidence(

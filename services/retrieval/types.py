@@ -88,7 +88,13 @@ class Retriever(Protocol):
     """Governed retrieval as its users see it: only evidence the principal may use, re-verified."""
 
     def retrieve(
-        self, principal: Principal, query: str, *, k: int = 5, as_of: date | None = None
+        self,
+        principal: Principal,
+        query: str,
+        *,
+        k: int = 5,
+        as_of: date | None = None,
+        customer_id: str | None = None,
     ) -> RetrievalResult: ...
 
     def resolve(

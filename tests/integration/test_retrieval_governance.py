@@ -43,6 +43,14 @@ EXTRA = [
         customer_id="C-ACME",
         body="報價單：SUS304 固定座，單價 NT$ 86.5／件，交期：12 日。",
     ),
+    # Another customer's contract the whole tenant may read (as a customer's mail often is).
+    doc(
+        "CONTRACT-BETA",
+        1,
+        doc_type="contract",
+        customer_id="C-BETA",
+        body="BETA 年度合約：付款條件月結 30 天。",
+    ),
 ]
 
 
@@ -99,6 +107,26 @@ def test_another_tenants_data_is_never_returned(governed: Services) -> None:
 def test_a_customer_grant_decides_who_sees_a_contract(governed: Services) -> None:
     assert "CONTRACT-ACME@1" in refs(governed, "a.sales", "ACME 年度合約付款條件")
     assert "CONTRACT-ACME@1" not in refs(governed, "a.sales2", "ACME 年度合約付款條件", k=10)
+
+
+def test_work_for_one_customer_searches_no_other_customers_documents(governed: Services) -> None:
+    sales = who(governed, "a.sales")  # may read both contracts
+
+    def found(customer: str | None) -> set[str]:
+        result = governed.retrieval.retrieve(
+            sales, "年度合約付款條件", k=10, as_of=AS_OF, customer_id=customer
+        )
+        return {e.document_id for e in result.evidence}
+
+    assert {"CONTRACT-ACME", "CONTRACT-BETA"} <= found(None)
+    assert "CONTRACT-ACME" in found("C-ACME") and "CONTRACT-BETA" not in found("C-ACME")
+    assert "CONTRACT-BETA" in found("C-BETA") and "CONTRACT-ACME" not in found("C-BETA")
+    assert "SOP-LEADTIME" in {
+        e.document_id
+        for e in governed.retrieval.retrieve(
+            sales, "標準交期", as_of=AS_OF, customer_id="C-BETA"
+        ).evidence
+    }  # knowledge of no customer is everyone's
 
 
 def test_validity_is_judged_at_as_of(governed: Services) -> None:

@@ -51,7 +51,13 @@ class FlakyRetriever:
         self.calls = 0
 
     def retrieve(
-        self, principal: Principal, query: str, *, k: int = 5, as_of: date | None = None
+        self,
+        principal: Principal,
+        query: str,
+        *,
+        k: int = 5,
+        as_of: date | None = None,
+        customer_id: str | None = None,
     ) -> RetrievalResult:
         self.calls += 1
         if self._gate is not None:
@@ -59,7 +65,7 @@ class FlakyRetriever:
         if self.failures > 0:
             self.failures -= 1
             raise IndexUnavailable("the vector index did not answer")
-        return self._inner.retrieve(principal, query, k=k, as_of=as_of)
+        return self._inner.retrieve(principal, query, k=k, as_of=as_of, customer_id=customer_id)
 
     def resolve(
         self, principal: Principal, evidence_id: str, *, as_of: date | None = None
