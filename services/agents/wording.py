@@ -13,7 +13,10 @@ English SOP writes "cut-off". So, for such an item:
 * **in a task written in another script than the name**, the name is searched first; the best
   phrase naming it written in the task's script follows when the name finds too little or only
   evidence that writes none of its words (the knowledge is in another language); where no
-  phrase names it, the phrase the embedding ranks first follows, in that last case only;
+  phrase names it, the name in the task's own Chinese words does — each word of it as the
+  person or the task's documents write it, by a general dictionary (insurance value →
+  「保險 金額」 where the person asks for 保險金額; services.language.bilingual) — and where the
+  dictionary finds too little, the phrase the embedding ranks first, in that last case only;
 * **the codes** the person's phrases naming it give (a registration number) narrow the name;
 * **in the documents' spelling**: a word of the name the texts write only hyphenated is
   searched as they write it; when the name finds too little, its words that none of the
@@ -31,7 +34,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from services.agents.ports import Similarity
-from services.language import glossary
+from services.language import bilingual, frequency, glossary
 from services.language import tokens as text_analysis
 from services.language.phrases import phrases
 from services.language.sentences import looks_like_instruction, looks_like_link, normalize
@@ -47,8 +50,9 @@ _HEADER = re.compile(r"^[A-Za-z][A-Za-z-]*:\s")
 class SearchWords:
     """How to search for an item: first by `name` (its own words, with the codes the person
     gives); then, in a task written in another script, by `phrase` — the task's phrase naming
-    it — when the name finds too little or evidence written in none of its words, or by `pick`
-    — the phrase the embedding ranks first — only in that last case."""
+    it, or its name in the task's own words — when the name finds too little or evidence
+    written in none of its words, or by `pick` — the phrase the embedding ranks first — only
+    in that last case."""
 
     name: str
     phrase: str | None = None
@@ -91,8 +95,8 @@ class TaskWording:
     def words_for(self, key: str, *, chinese: bool) -> SearchWords:
         """How to search for an item the glossary does not know (see SearchWords): in a task
         written in another script than its name, a phrase of the task's naming it is kept
-        ready (CAPA in 「CAPA由QA跟踪至关闭」, DHT in 「脏设备保持时间（DHT）」), else the
-        embedding's pick of its phrases."""
+        ready (CAPA in 「CAPA由QA跟踪至关闭」, DHT in 「脏设备保持时间（DHT）」), else its name
+        in the task's own words (`_translated`), else the embedding's pick of its phrases."""
         name = respell(glossary.humanize(key), self._texts)
         about = self.about(key)
         named = [p for p in about if names(p.text, key)]
@@ -103,11 +107,37 @@ class TaskWording:
         if not chinese or text_analysis.script_of(name) != "latin":
             return SearchWords(name=own)
         native = [p.text for p in about if text_analysis.script_of(p.text) == "cjk"]
-        if not native:
-            return SearchWords(name=own)
-        if names(native[0], key):
+        if native and names(native[0], key):
             return SearchWords(name=own, phrase=native[0])
-        return SearchWords(name=own, pick=native[0])
+        translated = self._translated(key, identifiers)
+        if translated is not None:
+            return SearchWords(name=own, phrase=translated)
+        if native:
+            return SearchWords(name=own, pick=native[0])
+        return SearchWords(name=own)
+
+    def _translated(self, key: str, identifiers: list[str]) -> str | None:
+        """The item's name in the task's own Chinese words: each word of the name as the
+        person (else the task's documents) writes it in Chinese (services.language.bilingual),
+        a word they keep in English (CAPA) as it is; None unless at least one word was
+        translated, at least half of the name is there, and so is its most distinctive word
+        in the language at large (crew in crew_size: 尺寸 says size, not how many people)."""
+        words = [
+            word
+            for word in glossary.humanize(key).lower().split()
+            if word not in text_analysis.EN_STOPWORDS and len(word) >= 2
+        ]
+        if not words:
+            return None
+        rendered = bilingual.rendered_in(words, self._texts)
+        kept = {w for w in words if w not in rendered and speaks(w, self._texts)}
+        if not rendered or 2 * (len(rendered) + len(kept)) < len(words):
+            return None
+        distinctive = max(words, key=lambda w: (frequency.informativeness(w), w))
+        if distinctive not in rendered and distinctive not in kept:
+            return None
+        parts = [rendered.get(w, w) for w in words if w in rendered or w in kept]
+        return " ".join(dict.fromkeys([*parts, *identifiers]))
 
     def closer_to_pending(self, phrase: str, pending: Sequence[str], topic: str) -> bool:
         """Whether a phrase of the supplement that names `topic` is about a pending item

@@ -22,13 +22,6 @@ def similarity() -> EmbeddingSimilarity:
 @pytest.mark.parametrize(
     ("supplement", "key", "phrase"),
     [
-        # pharma CV-2026-006
-        (
-            "生产部确认TP-03是多品种共用设备，不是专用线。请把脏设备保持时间和残留限度定下来，"
-            "继续出验证方案。",
-            "residue_acceptance_limit",
-            "残留限度定下来",
-        ),
         # pharma STB-2026-021
         (
             "注册部确认这个品种只在国内申报，不出口。请按这个继续把稳定性方案的条件、取样计划和"
@@ -50,6 +43,19 @@ def test_the_embedding_picks_the_tasks_phrase_for_a_field_across_languages(
 ):
     words = TaskWording([supplement], [], similarity).words_for(key, chinese=True)
     assert words.pick == phrase
+
+
+def test_the_name_in_the_tasks_own_words_comes_before_the_embeddings_pick(similarity):
+    # pharma CV-2026-006: the embedding would pick 「残留限度定下来」; the dictionary says which of
+    # the person's words are the name's (residue → 残留, limit → 限度)
+    supplement = (
+        "生产部确认TP-03是多品种共用设备，不是专用线。请把脏设备保持时间和残留限度定下来，"
+        "继续出验证方案。"
+    )
+    words = TaskWording([supplement], [], similarity).words_for(
+        "residue_acceptance_limit", chinese=True
+    )
+    assert (words.phrase, words.pick) == ("残留 限度", None)
 
 
 def state(pending: list[str], confirmed: dict | None = None) -> TaskState:

