@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from services import bootstrap
 from services.agents.runs import RunView
 from services.agents.worker import stop_on_signals
 from services.cli.common import (
@@ -155,6 +156,8 @@ def worker(
             services.index.catch_up()
         except MemdeskError as exc:
             typer.echo(f"error: deferred index sync still owed: {exc}", err=True)
+        seconds = bootstrap.warm_up(services)  # before the first claim, not inside it
+        typer.echo(f"worker {services.worker.worker_id} ready ({seconds:.1f} s warm-up)", err=True)
 
         def idle() -> None:
             try:

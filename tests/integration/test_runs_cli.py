@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,6 +41,8 @@ def test_a_separate_worker_process_executes_queued_runs(services, settings, tmp_
     worked = memdesk(settings, "worker", "--once")
     assert worked.returncode == 0, worked.stderr
     assert queued.run_id in worked.stdout
+    # warmed up (model, segmenter, word lists, dictionary) before its first claim
+    assert re.search(r"worker \S+ ready \(\d+\.\d s warm-up\)", worked.stderr)
     assert services.runs.get(sales, queued.run_id).status == "succeeded"
     assert services.tasks.get(sales, "Q42").state.status == "awaiting_approval"
 
