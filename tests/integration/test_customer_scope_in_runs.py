@@ -11,10 +11,13 @@ from datetime import UTC, date, datetime, time
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from services import bootstrap
+from services.cli.main import app
 from services.core.clock import FakeClock
 from services.settings import Settings
+from tests.support.corpus import corpus_dict, doc, write_corpus
 from tests.support.ids import SequentialIds
 
 BLIND = Path(__file__).resolve().parents[2] / "data" / "blind"
@@ -58,3 +61,30 @@ def test_a_customers_task_uses_no_other_customers_documents(
         assert used <= {None, customer}, used
     finally:
         services.close()
+
+
+def test_memdesk_retrieve_for_a_customer_returns_no_other_customers_document(tmp_path: Path):
+    corpus = corpus_dict()
+    corpus["documents"].append(
+        doc(
+            "CONTRACT-BETA",
+            1,
+            doc_type="contract",
+            customer_id="C-BETA",
+            body="BETA 年度合約：付款條件月結 30 天。",
+        )
+    )
+    env = {"MEMDESK_HOME": str(tmp_path / "home"), "MEMDESK_EMBEDDING_BACKEND": "hashing"}
+    path = write_corpus(tmp_path / "corpus.json", corpus)
+    imported = CliRunner().invoke(app, ["import", str(path)], env=env)
+    assert imported.exit_code == 0, imported.output
+
+    def documents(*scope: str) -> set[str]:
+        args = ["retrieve", "年度合約付款條件", "--as", "a.sales", "--as-of", "2026-11-29"]
+        found = CliRunner().invoke(app, [*args, "--k", "10", *scope, "--json"], env=env)
+        assert found.exit_code == 0, found.output
+        return {e["document_id"] for e in json.loads(found.stdout)["evidence"]}
+
+    assert {"CONTRACT-ACME", "CONTRACT-BETA"} <= documents()
+    assert "CONTRACT-BETA" not in documents("--customer", "C-ACME")
+    assert "CONTRACT-ACME" in documents("--customer", "C-ACME")
