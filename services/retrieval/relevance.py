@@ -10,9 +10,13 @@ The rule (documented in README "Retrieval"):
      item's script (a Chinese term counts when at least half of its characters appear;
      Traditional and Simplified are folded together);
    * when nothing can be compared (an English SOP for a Chinese question without identifiers,
-     or the reverse) and no other item matched by words, its vector similarity must stand out:
-     at least two standard deviations above the mean over everything the principal may read
-     (a statistic of the ranking; no similarity value is ever shown or used as a confidence).
+     or the reverse), a majority of the query's words must be there in translation — a word
+     of the item's script that a general dictionary (services.language.bilingual, CC-CEDICT)
+     gives for it (出口管制 → export control, 鐘樓 → clock tower); failing that, and when no
+     other item matched by words, its vector similarity must stand out: at least two standard
+     deviations above the mean over everything the principal may read (a statistic of the
+     ranking; no similarity value is ever shown or used as a confidence). Either way the item
+     is relevant across scripts only: the question's words are not looked for in its facts.
 3. The query's most distinctive unit (services.retrieval.answerability: the heaviest by IDF over
    the principal's eligible set among those the knowledge uses at all, 電鍍 in 「電鍍外包前置時間」)
    must be in a relevant item written in its script.
@@ -28,7 +32,7 @@ import re
 from collections.abc import Container
 from dataclasses import dataclass
 
-from services.language import answer_types, frequency
+from services.language import answer_types, bilingual, frequency
 from services.language import tokens as text_analysis
 from services.language.tokens import Term
 
@@ -44,7 +48,9 @@ class Assessment:
     sufficient: bool
     missing: list[str]
     relevant: frozenset[str]  # evidence ids judged relevant (the ones conflicts are read from)
-    by_vector_only: frozenset[str]  # relevant only as the vector signal's first choice
+    # relevant only across scripts (the vector signal's pick, or the dictionary's words): the
+    # query's words cannot be looked for in their facts' attributes
+    by_vector_only: frozenset[str]
     missing_identifiers: tuple[str, ...] = ()  # identifiers of the query no evidence names
 
 
@@ -110,7 +116,10 @@ def assess(query: str, items: list[Item], *, distinctive: str | None = None) -> 
         missing_identifiers=tuple(t.display for t in missing_ids),
         relevant=frozenset(e for i in relevant for e in i.evidence_ids),
         by_vector_only=frozenset(
-            e for i in relevant if verdicts[i.evidence_ids] == "vector" for e in i.evidence_ids
+            e
+            for i in relevant
+            if verdicts[i.evidence_ids] in ("vector", "translated")
+            for e in i.evidence_ids
         ),
     )
 
@@ -153,7 +162,8 @@ def _as_written(query: str, unit: str) -> str:
 def _relevant(
     item: Item, words: list[Term], identifiers: list[Term], distinctive: str | None
 ) -> str | None:
-    """ "lexical" or "vector" when the item is relevant (and how), else None."""
+    """ "lexical", "translated" (across scripts, by the dictionary) or "vector" when the item
+    is relevant (and how), else None."""
     if not all(term_found(t, item.text, item.units) for t in identifiers):
         return None
     script = text_analysis.script_of(item.section)  # the chunks, not whichever span was cut
@@ -164,7 +174,17 @@ def _relevant(
     if checkable:
         found = sum(term_found(t, item.text, item.units) for t in checkable)
         return "lexical" if found * 2 > len(checkable) else None
+    # Across scripts, the words are compared by their translations in a general dictionary.
+    if words and sum(_translated(t, item.text, item.units) for t in words) * 2 > len(words):
+        return "translated"
     return "vector" if item.vector_z >= OUTLIER_Z else None
+
+
+def _translated(term: Term, text: str, units: Container[str]) -> bool:
+    """Whether a text of the other script writes one of the term's dictionary translations."""
+    if _script(term) == "cjk":
+        return any(stem in units for stem in bilingual.meanings(term.text))
+    return any(word in text for word in bilingual.renderings(term.text))
 
 
 _CJK = re.compile(f"[{text_analysis.CJK}]")

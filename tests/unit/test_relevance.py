@@ -112,3 +112,38 @@ def test_an_item_without_the_distinctive_unit_is_not_relevant() -> None:
 def test_the_distinctive_unit_counts_only_in_its_own_script() -> None:
     english = item("Outsourced plating lead time is 10 working days.", z=3.0)
     assert assess("電鍍外包前置時間", [english], distinctive="电镀").sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "english"),
+    [
+        # distributor: a Chinese question, the English export-control SOP
+        (
+            "香港來的新客戶第一次詢價，報價前出口管制這塊要先做什麼檢查？",
+            "2.1 Every new customer, before the first quote: restricted-party screening against "
+            "the Entity List, MEU List, OFAC SDN and Taiwan's entity list.\n3.4 Any 3A/4A/5A item "
+            "to Mainland China or Hong Kong needs Trade Compliance sign-off, whatever the ECCN.",
+        ),
+        # museum: a Chinese question, the English article on the station
+        (
+            "車站鐘樓上那座大鐘後來到哪去了？",
+            "When the tower was taken down, the Railway Administration handed the clock dial and "
+            "mechanism to the county government. Lanhe Station had a square clock tower, 16 "
+            "metres high.",
+        ),
+    ],
+)
+def test_across_scripts_the_dictionary_compares_the_words(query: str, english: str) -> None:
+    # No vector outlier needed: most of the question's words have their English in the item.
+    result = assess(query, [item(english, z=0.0)])
+    assert result.sufficient
+    # and such an item is relevant across scripts: its facts' attributes need not carry the
+    # question's (Chinese) words
+    assert result.by_vector_only == result.relevant
+
+
+def test_across_scripts_a_minority_of_translated_words_is_not_enough() -> None:
+    english = "Every new customer, before the first quote: restricted-party screening."
+    assert not assess("車站鐘樓上那座大鐘後來到哪去了？", [item(english, z=0.0)]).sufficient
+    station = item("Lanhe Station had a clock.")
+    assert not assess("香港的新客戶要先做什麼檢查？", [station]).sufficient
