@@ -12,7 +12,8 @@ The rule (documented in README "Retrieval"):
    * when nothing can be compared (an English SOP for a Chinese question without identifiers,
      or the reverse), a majority of the query's words must be there in translation — a word
      of the item's script that a general dictionary (services.language.bilingual, CC-CEDICT)
-     gives for it (出口管制 → export control, 鐘樓 → clock tower); failing that, and when no
+     gives for it (出口管制 → export control, 鐘樓 → clock tower) — or as written, where the
+     item keeps them in the question's language (reel, DC, lux); failing that, and when no
      other item matched by words, its vector similarity must stand out: at least two standard
      deviations above the mean over everything the principal may read (a statistic of the
      ranking; no similarity value is ever shown or used as a confidence). Either way the item
@@ -174,8 +175,12 @@ def _relevant(
     if checkable:
         found = sum(term_found(t, item.text, item.units) for t in checkable)
         return "lexical" if found * 2 > len(checkable) else None
-    # Across scripts, the words are compared by their translations in a general dictionary.
-    if words and sum(_translated(t, item.text, item.units) for t in words) * 2 > len(words):
+    # Across scripts, the words are compared by their translations in a general dictionary,
+    # or as written where the item keeps them in the question's language (reel, DC).
+    found = sum(
+        term_found(t, item.text, item.units) or _translated(t, item.text, item.units) for t in words
+    )
+    if words and found * 2 > len(words):
         return "translated"
     return "vector" if item.vector_z >= OUTLIER_Z else None
 

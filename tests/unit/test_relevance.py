@@ -147,3 +147,27 @@ def test_across_scripts_a_minority_of_translated_words_is_not_enough() -> None:
     assert not assess("車站鐘樓上那座大鐘後來到哪去了？", [item(english, z=0.0)]).sufficient
     station = item("Lanhe Station had a clock.")
     assert not assess("香港的新客戶要先做什麼檢查？", [station]).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "chinese", "title"),
+    [
+        # distributor: the Chinese date-code rule keeps reel, line and DC in English
+        (
+            "How many different date codes are allowed on one reel, and on one shipment line?",
+            "4. 混 DC\n4.1 同一盤 (reel/tray) 僅限 1 個 DC。\n4.2 同一出貨行 (line) 最多 2 個 DC。",
+            "出貨 Date Code 管理規定",
+        ),
+        # museum: the Chinese lighting rule writes lux as lux, the rest in Chinese
+        (
+            "What is the lux limit for a very sensitive map?",
+            "惟經典藏組評估判定為「極高敏感」者（例如手繪彩色地圖、已有褪色紀錄的染織品），"
+            "照度不得超過 30 lux。",
+            "展品照明作業規範",
+        ),
+    ],
+)
+def test_across_scripts_words_the_item_keeps_in_the_questions_language_count_too(
+    query: str, chinese: str, title: str
+) -> None:
+    assert assess(query, [item(chinese, title=title, z=0.0)]).sufficient
