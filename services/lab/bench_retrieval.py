@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 from sqlalchemy import insert, select
 
+from services import bootstrap
 from services.core.clock import FakeClock
 from services.core.principals import Principal
 from services.db.models import DocumentAcl, DocumentVersion, IndexChunk, Tenant, User
@@ -173,9 +174,11 @@ def retrieval(
         # is taken, and only each query's top k and each principal's eligible versions kept.
         truths = _truths(services, plan, active.collection)
         # Queries in Chinese, in English and with a part number load what every process loads
-        # once (the tokenizer's and each language's word-frequency dictionary); the caches they
-        # filled are emptied again before the base is taken, so the first query of each
-        # principal still reads its tenant's block.
+        # once (the tokenizer's and each language's word-frequency dictionary, as a worker's
+        # warm-up does, with the bilingual dictionary); the caches they filled are emptied
+        # again before the base is taken, so the first query of each principal still reads
+        # its tenant's block.
+        bootstrap.warm_up(services)
         for warm_up in (*WARM_UP_QUERIES, _query(random.Random(0))):
             _governed(services, principals[0], warm_up)
         services.retrieval.caches.clear()

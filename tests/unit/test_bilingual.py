@@ -7,10 +7,11 @@ from services.language import bilingual
 
 
 def test_a_word_is_rendered_by_words_of_two_characters_or_more():
-    assert {"保险", "投保"} <= bilingual.renderings("insurance")
+    assert {"保险", "投保"} <= set(bilingual.renderings("insurance"))
     assert "手套" in bilingual.renderings("gloves")  # stemmed, as the name's words are
     assert all(len(word) >= 2 for word in bilingual.renderings("fee"))  # never 費 alone
-    assert bilingual.renderings("qwertyuiop") == frozenset()
+    assert bilingual.renderings("qwertyuiop") == ()
+    assert "rest" in bilingual.meanings("休息") and "shift" in bilingual.meanings("輪班")
 
 
 def test_the_texts_pick_the_rendering_they_use():
