@@ -122,11 +122,7 @@ class TaskWording:
         a word they keep in English (CAPA) as it is; None unless at least one word was
         translated, at least half of the name is there, and so is its most distinctive word
         in the language at large (crew in crew_size: 尺寸 says size, not how many people)."""
-        words = [
-            word
-            for word in glossary.humanize(key).lower().split()
-            if word not in text_analysis.EN_STOPWORDS and len(word) >= 2
-        ]
+        words = name_words(key)
         if not words:
             return None
         rendered = bilingual.rendered_in(words, self._texts)
@@ -192,13 +188,18 @@ def _contains_run(words: list[str], run: list[str]) -> bool:
     return any(words[at : at + len(run)] == run for at in range(len(words) - len(run) + 1))
 
 
-def key_words(key: str) -> set[str]:
-    """The stems of the content words of a field's name."""
-    return {
-        text_analysis.stem(word)
+def name_words(key: str) -> list[str]:
+    """The content words of a field's name, in order: lodging_cap → lodging, cap."""
+    return [
+        word
         for word in glossary.humanize(key).lower().split()
         if word not in text_analysis.EN_STOPWORDS and len(word) >= 2
-    }
+    ]
+
+
+def key_words(key: str) -> set[str]:
+    """The stems of the content words of a field's name."""
+    return {text_analysis.stem(word) for word in name_words(key)}
 
 
 def acronyms(key: str) -> list[str]:
