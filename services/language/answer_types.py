@@ -36,19 +36,19 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
         DATE,
         re.compile(
             r"哪(?:一)?天|哪(?:一)?年|何时|什么时候|什么时间|几号|几月|哪个月|哪(?:一)?日|"
-            r"\bwhen\b|what date|which date|what day|which day|what year|which year|"
+            # "when" asks where a direct question puts it: first, or before its auxiliary
+            # ("when is", "when do we"); "...label when we ship out" is a clause of time
+            r"^\W*when\b|\bwhen\s+(?:do|does|did|is|are|was|were|will|would|can|could|should|"
+            r"must|shall|has|have|had)\b|what date|which date|what day|which day|what year|"
+            r"which year|"
             r"what time|what month|which month"
         ),
     ),
     (
         MONEY,
         re.compile(
-            r"多少钱|几(?:块)?钱|多少元|几元|价格|价钱|费用|收费|单价|附加费|加价|折扣|费率|金额|"
-            # a fee is a word ending in 费 (运费, 加班费), save waste, free and consumption
-            r"(?<![浪免消白])(?<=[\u4e00-\u9fff])费(?![时力劲心])|"
-            r"how much (?:does|do|is|are|was|were|will|would|should|did)\b|"
-            r"\bprices?\b|\bcosts?\b|\bfees?\b|\b(?:sur)?charges?\b|\bdiscounts?\b|"
-            r"\bmarkups?\b|\brates?\b(?!\s+of\b)|\btariffs?\b"  # "the rate of flow" is a ratio
+            r"多少钱|几(?:块)?钱|多少元|几元|"
+            r"how much (?:does|do|is|are|was|were|will|would|should|did)\b"
         ),
     ),
     (
@@ -76,10 +76,24 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# Nouns that name a price: a question about one asks for money when its interrogative is untyped
+# ("多少", "what's the charge"), not when the interrogative asks for something else:
+# 「旅費要在幾天內報掉」 asks for days, 「價格表最低那一階再往下讓 5%，要找誰簽」 for a person.
+_MONEY_NOUNS = re.compile(
+    r"价格|价钱|费用|收费|单价|附加费|加价|折扣|费率|金额|"
+    # a fee is a word ending in 费 (运费, 加班费), save waste, free and consumption
+    r"(?<![浪免消白])(?<=[\u4e00-\u9fff])费(?![时力劲心])|"
+    r"\bprices?\b|\bcosts?\b|\bfees?\b|\b(?:sur)?charges?\b|\bdiscounts?\b|"
+    r"\bmarkups?\b|\brates?\b(?!\s+of\b)|\btariffs?\b"  # "the rate of flow" is a ratio
+)
+
+
 def asked(question: str) -> tuple[str, ...]:
     """The answer types a question asks for (none for a question asking for a procedure)."""
     text = normalize(question)
     kinds = [kind for kind, pattern in _ASKS if pattern.search(text)]
+    if not kinds and _MONEY_NOUNS.search(text):
+        kinds.append(MONEY)
     if DURATION in kinds and COUNT in kinds:
         kinds.remove(COUNT)  # "how many days" asks for a duration
     return tuple(kinds)

@@ -196,15 +196,35 @@ def span_score(
     """Ranks candidate spans of one chunk: weighted coverage, plus the asked answer types.
     `units_of` is `span_units`, or a cache of it (a span's text is the same whatever the query)."""
 
+    # The question's own numbers (「1968年徐家捐了多少件」) are no topic words, but a unit that
+    # writes one is about what the question names: each weighs as its heaviest word.
+    numbers = question_numbers(query.query)
+    heaviest = max(query.weights.values(), default=1.0)
+    total = (query.total or (0.0 if numbers else 1.0)) + heaviest * len(numbers)
+
     def score(text: str) -> float:
         found = units_of(text)
         norm = found.text
-        total = query.total or 1.0
-        covered = sum(w for u, w in query.weights.items() if present(u, norm, found)) / total
+        covered = sum(w for u, w in query.weights.items() if present(u, norm, found))
+        if numbers:
+            written = set(_NUMBER.findall(norm.replace(",", "")))
+            covered += heaviest * sum(n in written for n in numbers)
         typed = sum(answer_types.states(t, text) for t in query.asked)
-        return covered + typed
+        return covered / total + typed
 
     return score
+
+
+# A number as written, without its thousands separators: 1968, 2.5, 1200.
+_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+
+
+def question_numbers(query: str) -> tuple[str, ...]:
+    """The numbers a question writes outside its identifiers (a year, an amount it names)."""
+    norm = text_analysis.normalize(query)
+    for ident in text_analysis.identifiers(query):
+        norm = re.sub(rf"(?<![a-z0-9]){re.escape(ident)}(?![a-z0-9])", " ", norm)
+    return tuple(dict.fromkeys(_NUMBER.findall(norm.replace(",", ""))))
 
 
 def _idf(df: int, size: int) -> float:

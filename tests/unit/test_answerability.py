@@ -8,7 +8,7 @@ import pytest
 
 from services.language import answer_types
 from services.language import tokens as text
-from services.retrieval import answerability
+from services.retrieval import answerability, spans
 
 # A principal's eligible set: three precision-machining SOPs (zh-Hant), an export procedure and
 # a reflow profile (English), two Simplified-Chinese encyclopedia passages.
@@ -221,3 +221,56 @@ def test_a_word_no_readable_chunk_uses_weighs_most_but_is_never_the_distinctive_
     query = profile("標準交期有沒有折扣？")
     assert query.weights["折扣"] == max(query.weights.values())
     assert query.distinctive is not None and query.distinctive != "折扣"
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        # the interrogative asks for days or a person; the fee or price list is the topic
+        ("出差回來之後，旅費要在幾天內報掉？", (answer_types.DURATION,)),  # hrlegal
+        ("價格表最低那一階再往下讓 5%，要找誰簽？", (answer_types.PERSON,)),  # distributor
+        ("How many free days before storage charges start?", (answer_types.DURATION,)),
+        # an untyped interrogative leaves the noun to say what is asked
+        ("除了加班費之外還有值勤津貼嗎？一天多少？", (answer_types.MONEY,)),  # hrlegal
+        ("之前给瑞康报的额外稳定性考察，一批一个条件报的多少钱？", (answer_types.MONEY,)),  # pharma
+    ],
+)
+def test_a_price_word_asks_for_money_only_when_no_interrogative_asks_for_something_else(
+    question, kinds
+):
+    assert answer_types.asked(question) == kinds
+
+
+@pytest.mark.parametrize(
+    ("question", "asks_date"),
+    [
+        ("When is the SI cut-off for Saturday sailings?", True),  # freight
+        ("So when do they need the generators on site?", True),  # chatlog
+        ("What info has to be on the 2D barcode label when we ship out?", False),  # distributor
+        ("What did the Normans do when they arrived in Italy?", False),  # SQuAD
+    ],
+)
+def test_when_asks_for_a_date_only_as_the_question_word(question, asks_date):
+    assert (answer_types.DATE in answer_types.asked(question)) is asks_date
+
+
+def test_a_unit_writing_the_question_s_number_is_the_span_about_it():
+    # museum: the overview lists three donations; the question names the year of one
+    overview = (
+        "1. 1968 年，地方望族徐氏家族捐贈閩南日用陶瓷 212 件，含碗、盤、醬缸及祭祀用器；"
+        "3. 2019 年，一位不願具名的捐贈人捐贈日治時期臺灣燒製的陶瓷 37 件，包括北投窯、鶯歌窯產品，"
+        "補足了本館 20 世紀前半本地窯業的收藏缺口。"
+    )
+    score = answerability.span_score(profile("1968年徐家捐了多少件陶瓷？"))
+    start, end = spans.best_span(overview, 0, len(overview), score)
+    assert overview[start:end].startswith("1. 1968 年")
+    # CMRC 2018 (zh-Hans encyclopedia): two appointments, the question names one year
+    career = "1976年，他担任西贡总教区的助理主教。1990年，他担任河内总教区总主教。"
+    score = answerability.span_score(profile("他1990年担任什么职务？"))
+    start, end = spans.best_span(career, 0, len(career), score)
+    assert career[start:end] == "1990年，他担任河内总教区总主教。"
+
+
+def test_question_numbers_leave_out_identifiers_and_read_thousands_whole():
+    assert answerability.question_numbers("LH-1932-017 借給南港的保險金額是多少？") == ()
+    assert answerability.question_numbers("SUS304 1,200 件交期") == ("1200",)
