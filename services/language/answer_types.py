@@ -88,6 +88,14 @@ _MONEY_NOUNS = re.compile(
 )
 
 
+def names_a_price(word: str) -> bool:
+    """Whether a word is one that names a price (fee, charge, 運費): it says what kind of
+    answer is wanted, not what the question is about."""
+    folded = normalize(word)
+    # units are stemmed English words ("charg", "pric"): their completions are read too
+    return any(_MONEY_NOUNS.search(form) for form in (folded, folded + "e"))
+
+
 def asked(question: str) -> tuple[str, ...]:
     """The answer types a question asks for (none for a question asking for a procedure)."""
     text = normalize(question)

@@ -105,7 +105,10 @@ _FACT = re.compile(
 )
 _CJK_CHAR = re.compile(f"[{text_analysis.CJK}]")
 _DATE = re.compile(
-    r"\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}"
+    r"\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}|"
+    # a year of the Republic of China era with its month and day (「112年10月15日」), or a month
+    # and day alone (「5月28日至6月8日」), is a date
+    r"(?:\d{2,3}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]"
 )
 _CLAUSE_END = re.compile(r"[，。．;；:：、\n（）()「」【】\[\]]|,(?!\d{3}(?!\d))|\.(?=\s|$)")
 _STATEMENT_END = re.compile(r"\s*(?:[/／]\S{1,3})?\s*(?:$|[，,。．.;；:：、!！?？)）\]」\n])")

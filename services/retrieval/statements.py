@@ -97,6 +97,8 @@ class Answer:
     quantities: tuple[Quantity, ...]
     said_of: float  # share of what the quantity is said of that the question also says
     line: str  # normalised: title + heading + the whole line the quantity stands on
+    statement: frozenset[str] = frozenset()  # content words of its label and sentence
+    asked: frozenset[str] = frozenset()  # those of them the question says too
 
 
 def question_conflicts(
@@ -224,15 +226,25 @@ def _answer(
                     reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{label}\n{clause}"),
                     spelled,
                 )
-                coverage = _coverage(profile, context, reading.units(chunk_id, context))
+                # Which statement answers is read over its whole sentence: 「清洁完成后7天内未
+                # 使用的，使用前须重新清洁」 says what happens after the 7 days in its next clause.
+                sentence = _sentence(line, clause_start)
+                read = _spelled_out(
+                    reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{label}\n{sentence}"),
+                    spelled,
+                )
+                coverage = _coverage(profile, read, reading.units(chunk_id, read))
                 if best is None or coverage > best.coverage:
                     at = line_start + clause_start
+                    statement = _statement(reading, chunk_id, label, sentence)
                     best = Answer(
                         evidence=_cited(doc, items[0], line_start, line_end, at),
                         context=context,
                         coverage=coverage,
                         quantities=quantities,
                         said_of=_said_of(reading, chunk_id, label, clause),
+                        statement=statement,
+                        asked=statement & reading.asked,
                         line=_spelled_out(
                             reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{line}"),
                             spelled,
@@ -259,6 +271,37 @@ def _said_of(reading: _Reading, chunk_id: str, label: str, clause: str) -> float
     if not total:
         return 1.0
     return sum(informativeness(w) for w in attribute & reading.asked) / total
+
+
+def _sentence(line: str, at: int) -> str:
+    """The sentence (citable unit) of a line that holds offset `at`."""
+    return next((line[s:e] for s, e in spans.units(line) if s <= at < e), line)
+
+
+def _statement(reading: _Reading, chunk_id: str, label: str, sentence: str) -> frozenset[str]:
+    """What a statement is about: the content words of its label and sentence (abbreviations
+    spelled out, unit words left out) and the calendar years it names."""
+    said = _ENUMERATOR.sub(" ", reading.normalized(chunk_id, f"{label} {sentence}"))
+    words = reading.words(chunk_id, _expanded(said, reading.spelled))
+    years = _YEAR.findall(said)
+    return frozenset([*(w for w in words if not facts.is_unit_word(w)), *years])
+
+
+_YEAR = re.compile(r"(?<![\d.,])(?:1[0-9]|2[0-9])\d\d(?![\d.,])")
+
+
+def same_statement(first: frozenset[str], second: frozenset[str]) -> bool:
+    """Two statements of one thing: the shorter says mostly what the longer says, by how
+    specific its words are (「供應商應於接獲通知後24小時內派員到場」 within 「緊急故障…承攬人應於
+    接獲通知後48小時內派員到場」), so only the amount tells them apart."""
+    if not (first and second):
+        return False
+    shared = sum(_weight(w) for w in first & second)
+    return shared * 2 > min(sum(map(_weight, first)), sum(map(_weight, second)))
+
+
+def _weight(word: str) -> float:
+    return 1.0 if word.isdigit() else informativeness(word)
 
 
 def _words(
@@ -392,11 +435,13 @@ def _disagreements(
                 continue
             if not (_names_identifiers(profile, a) and _names_identifiers(profile, b)):
                 continue
-            if min(a.said_of, b.said_of) < SAID_OF_SHARE:
-                continue
             anchor = _anchor(profile, a, b)
-            if anchor is None:
-                continue
+            if min(a.said_of, b.said_of) < SAID_OF_SHARE or anchor is None:
+                # The question may name what they say otherwise, and they may still say one
+                # thing twice: the same statement, of the question's subject, in both.
+                anchor = _restated(profile, a, b)
+                if anchor is None:
+                    continue
             measure = _disagreeing_measure(a.quantities, b.quantities)
             if measure is None:
                 continue
@@ -425,12 +470,9 @@ def _anchor(profile: QueryProfile, a: Answer, b: Answer) -> str | None:
     if not in_either:
         return None
     salience = _salience(profile)
-    subjects = [
-        unit for unit in profile.weights if unit not in profile.unseen or zipf(unit) < NAME_ZIPF
-    ]
-    if not subjects:
+    subject = _subject(profile)
+    if subject is None:
         return None
-    subject = max(subjects, key=lambda unit: (salience[unit], unit))
     if not any(
         present(subject, answer.line, text_analysis.TextUnits.of(answer.line)) for answer in (a, b)
     ):
@@ -438,6 +480,48 @@ def _anchor(profile: QueryProfile, a: Answer, b: Answer) -> str | None:
     heaviest = max(in_either, key=lambda unit: (salience[unit], unit))
     both = present(heaviest, a.context, found_a) and present(heaviest, b.context, found_b)
     return heaviest if both else None
+
+
+def _restated(profile: QueryProfile, a: Answer, b: Answer) -> str | None:
+    """Two answers that make the same statement (same_statement) and both name the question's
+    most distinctive word (the heaviest the readable knowledge uses): the question's heaviest
+    word they share, which names the conflict. Passages giving the length of two fish say
+    「體長可達 … 公分」 alike, but only one names the fish asked about."""
+    subject = _topic(profile)
+    if subject is None or not same_statement(a.statement, b.statement):
+        return None
+    if not a.asked & b.asked:
+        return None  # what both say is not what the question asks about (a fish's length)
+    both = f"{a.line}\n{b.line}"
+    if _coverage(profile, both, text_analysis.TextUnits.of(both)) * 2 < 1:
+        return None  # most of the question is in neither: a third fish, whose name they lack
+    if not all(_names(answer.line, subject) for answer in (a, b)):
+        return None
+    salience = _salience(profile)
+    shared = [u for u in profile.weights if _names(a.context, u) and _names(b.context, u)]
+    return max(shared, key=lambda u: (salience[u], u)) if shared else subject
+
+
+def _topic(profile: QueryProfile) -> str | None:
+    """The question's most distinctive word that the readable knowledge uses, leaving out words
+    that name a price: "handling fee" is about handling, not about every fee."""
+    salience = _salience(profile)
+    known = [
+        unit
+        for unit in profile.weights
+        if unit not in profile.unseen and not answer_types.names_a_price(unit)
+    ]
+    return max(known, key=lambda unit: (salience[unit], unit)) if known else None
+
+
+def _subject(profile: QueryProfile) -> str | None:
+    """The question's heaviest word that names something: a word nothing readable says counts
+    only as a name or a term (rare in its language)."""
+    salience = _salience(profile)
+    subjects = [
+        unit for unit in profile.weights if unit not in profile.unseen or zipf(unit) < NAME_ZIPF
+    ]
+    return max(subjects, key=lambda unit: (salience[unit], unit)) if subjects else None
 
 
 def _names(context: str, unit: str) -> bool:

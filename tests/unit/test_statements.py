@@ -49,6 +49,40 @@ DOCS = {
     ),
     "FISH-A": ("長齒鋸犁鰻", "長齒鋸犁鰻是鰻鱺目蛇鰻科的其中一種。體長可達76公分。"),
     "FISH-B": ("異齒前肛鰻", "異齒前肛鰻是鰻鱺目蛇鰻科的其中一種。體長可達22.4公分。"),
+    "LIN-DONATION": (
+        "林茂堂捐贈陶瓷",
+        "1932 年（昭和 7 年）10 月，瀾河茶商林茂堂將其茂興茶行歷年收藏的陶瓷器共 146 件，"
+        "捐贈予瀾河郡教育會附設陳列館，為瀾河地區第一宗有紀錄的私人文物捐贈。",
+    ),
+    "CERAMICS-OVERVIEW": (
+        "本館陶瓷典藏概述",
+        "陶瓷典藏的基礎，是 1932 年茶商林茂堂捐贈予瀾河郡教育會陳列館的 164 件中國與日本陶瓷，"
+        "戰後移交本館後通稱「林茂堂舊藏」。",
+    ),
+    "SOP-PRD-015": (
+        "旋转式压片机清洁标准操作规程",
+        "2. 清洁时机\n2.2 压片结束后，脏设备放置时间不得超过24小时，须在24小时内完成清洁。",
+    ),
+    "SOP-QA-050": (
+        "清洁验证管理规程",
+        "4. 保持时间\n4.1 脏设备保持时间（DHT）：自生产结束至开始清洁，最长48小时。"
+        "本条适用于第1条所列全部设备，含压片机、包衣机。\n"
+        "4.2 清洁后保持时间（CHT）：清洁完成后7天内未使用的，使用前须重新清洁。",
+    ),
+    "SOP-CHT-LINE": (
+        "压片线清场与清洁规程",
+        "3.4 清洁完成后超过5天未使用的设备，使用前须重新清洁。",
+    ),
+    "HZ-LEAVE": (
+        "請假規則",
+        "第九條（天然災害）依政府停止上班公告辦理，當日未出勤者不扣工資。惟經主管指派從事防颱"
+        "或搶修者，除依加班規定給付工資外，另發給防颱值勤津貼每日新臺幣1,000元。",
+    ),
+    "HZ-OT": (
+        "加班管理辦法",
+        "五、政府宣布停止上班之日，經主管指派留守工地執行防颱或搶修者，除依第二點發給工資外，"
+        "每日另發防颱值勤津貼新臺幣800元。",
+    ),
     "B-PRICE": (
         "2026 年不鏽鋼零件報價基準與交期",
         "SUS304 CNC 切削件\n標準交期 12 日，自下單次日起算。",
@@ -278,3 +312,62 @@ def test_abbreviations_are_read_from_their_definitions(texts, expected):
 )
 def test_quantities_are_read_wherever_they_stand_in_a_clause(clause, shown):
     assert [q.shown for q in statements.quantities_in(clause)] == shown
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "values"),
+    [
+        # museum: the question names the donor; neither count is said of what it says, but the
+        # two sentences say one thing (1932, 林茂堂, 捐贈, 教育會, 陳列館) with two counts
+        (
+            "1932年林茂堂捐的那批陶瓷一共是幾件？",
+            ("LIN-DONATION", "CERAMICS-OVERVIEW"),
+            {"LIN-DONATION": "146 pcs", "CERAMICS-OVERVIEW": "164 pcs"},
+        ),
+        # hrlegal: the leave rules and the overtime rules both grant a typhoon-duty allowance
+        (
+            "颱風停班那天被指派留守工地，防颱值勤津貼一天發多少？",
+            ("HZ-LEAVE", "HZ-OT"),
+            {"HZ-LEAVE": "1000 TWD", "HZ-OT": "800 TWD"},
+        ),
+    ],
+)
+def test_two_documents_restating_one_sentence_with_another_amount_conflict(
+    query, documents, values
+):
+    found, _ = conflicts(query, *documents)
+    assert len(found) == 1
+    assert {v.document_id: v.value for v in found[0].values} == values
+
+
+def test_restated_sentences_about_something_else_than_the_question_do_not_conflict():
+    # distributor: "handling fee" is about handling; two restocking fees say one thing with two
+    # rates, but the question's topic is in neither
+    found, _ = conflicts("handling fee", "SOP-RMA", "POLICY-PRICING")
+    assert found == []
+    # CMRC 2018: two eels' lengths are said alike (體長可達 … 公分); the question asks what one
+    # of them eats, and its lengths are not what it asks about
+    found, _ = conflicts("長齒鋸犁鰻以什麼為食？", "FISH-A", "FISH-B")
+    assert found == []
+
+
+def test_a_statement_is_chosen_by_its_whole_sentence():
+    # pharma: 「清洁完成后7天内未使用的，使用前须重新清洁」 answers the clean hold question in
+    # its second clause; the dirty hold time (48 hours, first in the document) does not
+    found, _ = conflicts("设备清洁完一直没用，放几天以后就得重新洗？", "SOP-QA-050", "SOP-CHT-LINE")
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [
+        {"SOP-QA-050": "7 day", "SOP-CHT-LINE": "5 day"}
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "防水工程：112年10月15日至117年10月14日",  # hrlegal: a warranty period in ROC dates
+        "民國115年7月1日修正施行",  # hrlegal
+        "决赛周于2008年5月28日至6月8日于越南胡志明市举行",  # CMRC 2018
+        "11月28日，鑫诺卫星通信公司正式宣布",  # CMRC 2018
+    ],
+)
+def test_dates_with_a_month_and_day_are_not_durations(text):
+    assert statements.quantities_in(text) == []
