@@ -5,7 +5,8 @@ The rule (documented in README "Retrieval"):
 1. Every identifier the query names (SUS304, PN-7731-B, Q42) must appear in the evidence.
 2. Some evidence item must be *relevant*:
    * it names every identifier of the query, and mentions a majority of the query's content
-     terms (`question_terms`: Chinese words as a general-purpose segmenter cuts them) that can
+     terms (`question_terms`: Chinese words as a general-purpose segmenter cuts them, from the
+     sentences that ask when a query also tells why or what came before) that can
      be compared with it: identifiers always, words only when written in the
      item's script (a Chinese term counts when at least half of its characters appear;
      Traditional and Simplified are folded together);
@@ -130,8 +131,14 @@ def question_terms(query: str) -> list[Term]:
     words as a general-purpose segmenter cuts them (「交齊」「審核」「最晚」, not the runs left
     between function characters, 「邊審核最晚」), with the names it cannot place. A word the
     dictionary glued to a question word (「哪些項目」) counts as the word alone."""
-    terms = [t for t in text_analysis.content_terms(query) if t.kind != "cjk"]
-    norm = text_analysis.without_quantities(text_analysis.normalize(query))
+    asking = _asking(query)
+    terms = [t for t in text_analysis.content_terms(query) if t.kind == "identifier"]
+    terms += [
+        t
+        for t in text_analysis.content_terms(asking)
+        if t.kind not in ("cjk", "identifier") and t.text not in {i.text for i in terms}
+    ]
+    norm = text_analysis.without_quantities(text_analysis.normalize(asking))
     seen = {t.text for t in terms}
     for word in [*text_analysis.content_words(norm), *frequency.unknown_words(norm)]:
         word = _without_question_word(word)
@@ -139,6 +146,43 @@ def question_terms(query: str) -> list[Term]:
             seen.add(word)
             terms.append(Term(text=word, display=_as_written(query, word), kind="cjk"))
     return terms
+
+
+def _asking(query: str) -> str:
+    """The sentences of a query that ask (end with a question mark), when it also tells: 「本館
+    正式開館是哪一天？要寫進館慶海報」 asks for a date; the poster is why, and no document need
+    mention it. A query without a question mark, or only of questions, is taken whole; its
+    identifiers count wherever they stand."""
+    sentences = [s for s in _sentences(query) if s]
+    asking = [s for s in sentences if s.rstrip("!！").endswith(("?", "？"))]
+    if not asking or len(asking) == len(sentences):
+        return query
+    return " ".join(asking)
+
+
+_OPENING = "《「『“（("
+_CLOSING = "》」』”）)"
+_ENDS = "。！？!?\n"
+
+
+def _sentences(query: str) -> list[str]:
+    """A query cut after its sentence-ending punctuation (a run of it, such as 「？！」), never
+    inside a title or quotation (「《停止！！ 雲雀》在哪個雜誌上連載？」 is one sentence); a Latin
+    full stop ends a sentence before a capital letter."""
+    found: list[str] = []
+    depth = 0
+    current = ""
+    for i, ch in enumerate(query):
+        current += ch
+        depth += (ch in _OPENING) - (ch in _CLOSING and depth > 0)
+        following = query[i + 1 : i + 2]
+        ends = ch in _ENDS and following not in _ENDS
+        ends = ends or (ch == "." and following == " " and query[i + 2 : i + 3].isupper())
+        if depth == 0 and ends:
+            found.append(current.strip())
+            current = ""
+    found.append(current.strip())
+    return found
 
 
 def _without_question_word(word: str) -> str:

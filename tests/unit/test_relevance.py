@@ -171,3 +171,29 @@ def test_across_scripts_words_the_item_keeps_in_the_questions_language_count_too
     query: str, chinese: str, title: str
 ) -> None:
     assert assess(query, [item(chinese, title=title, z=0.0)]).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "terms"),
+    [
+        # museum: the poster is why the date is wanted, not what it is
+        ("本館正式開館是哪一天？要寫進館慶海報", {"本馆", "正式", "开馆"}),
+        # hrlegal: the plan told after the question is not asked about
+        ("婚假一定要在結婚前後三個月內請完嗎？我想延到明年蜜月再一起請", {"婚假", "结婚"}),
+        # distributor: the story before the question; its identifier still counts
+        (
+            "Repeat customer in Singapore, we screened them about three weeks ago and the part "
+            "is EAR99. Do I have to run the screening again for this shipment?",
+            {"ear99", "run", "screen", "shipment"},
+        ),
+        # CMRC 2018: a title's exclamation marks do not end the question
+        ("《大小姐×执事！》是哪个作家所著的轻小说？", {"小姐", "执事", "作家", "小说"}),
+        # hrlegal: two questions are both asked
+        ("早上突然發燒來不及先請假，要怎麼處理？幾天內要補單？", {"突然", "发烧", "补单"}),
+    ],
+)
+def test_only_the_sentences_that_ask_must_be_answered(query: str, terms: set[str]) -> None:
+    found = {t.text for t in question_terms(query)}
+    assert terms <= found
+    told = {"写进", "馆庆", "海报", "延到", "蜜月", "singapor", "repeat", "week"}
+    assert not found & told
