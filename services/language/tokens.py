@@ -462,6 +462,23 @@ def content_words(
     return list(words)
 
 
+def proper_nouns(normalized: str) -> list[str]:
+    """The Chinese words of a normalised text that the tagger takes for names of people, places,
+    organisations or other proper nouns (「艾克美」, 「華陽」), two characters or more."""
+    segmenter()
+    jieba.posseg.dt.makesure_userdict_loaded()
+    found: dict[str, None] = {}
+    for block in _JIEBA_BLOCK.findall(normalized):
+        for piece, flag in _tagged(block, _call):
+            word = piece.strip()
+            if flag.startswith(_PROPER_POS) and len(word) >= 2 and _CJK_RUN.fullmatch(word):
+                found.setdefault(word)
+    return list(found)
+
+
+# jieba's flags for names: people (nr, nrfg, nrt), places (ns), organisations (nt), others (nz)
+_PROPER_POS = ("nr", "ns", "nt", "nz")
+
 # jieba's tagger cuts a text into blocks of these characters (jieba.posseg's re_han_internal)
 # and tags each alone; what lies between blocks it tags character by character, never as a
 # content part of speech.

@@ -132,15 +132,18 @@ def question_terms(query: str) -> list[Term]:
     between function characters, 「邊審核最晚」), with the names it cannot place. A word the
     dictionary glued to a question word (「哪些項目」) counts as the word alone."""
     asking = _asking(query)
+    # What a query only tells still names its subject: identifiers and names count from there.
+    told = _told(query, asking)
     terms = [t for t in text_analysis.content_terms(query) if t.kind == "identifier"]
     terms += [
         t
-        for t in text_analysis.content_terms(asking)
+        for t in text_analysis.content_terms(f"{asking} {' '.join(_PROPER.findall(told))}")
         if t.kind not in ("cjk", "identifier") and t.text not in {i.text for i in terms}
     ]
     norm = text_analysis.without_quantities(text_analysis.normalize(asking))
+    names = text_analysis.proper_nouns(text_analysis.normalize(told)) if told else []
     seen = {t.text for t in terms}
-    for word in [*text_analysis.content_words(norm), *frequency.unknown_words(norm)]:
+    for word in [*text_analysis.content_words(norm), *frequency.unknown_words(norm), *names]:
         word = _without_question_word(word)
         if _CJK.search(word) and word not in seen:
             seen.add(word)
@@ -159,6 +162,16 @@ def _asking(query: str) -> str:
         return query
     return " ".join(asking)
 
+
+def _told(query: str, asking: str) -> str:
+    """The sentences of a query that tell rather than ask (none when it is taken whole)."""
+    if asking == query:
+        return ""
+    return " ".join(s for s in _sentences(query) if s and s not in asking)
+
+
+# A capitalised word inside a sentence, not its first: a name ("Singapore", "Keller").
+_PROPER = re.compile(r"(?<=[A-Za-z0-9,;:)] )[A-Z][a-z][A-Za-z-]*\b")
 
 _OPENING = "《「『“（("
 _CLOSING = "》」』”）)"

@@ -195,5 +195,18 @@ def test_across_scripts_words_the_item_keeps_in_the_questions_language_count_too
 def test_only_the_sentences_that_ask_must_be_answered(query: str, terms: set[str]) -> None:
     found = {t.text for t in question_terms(query)}
     assert terms <= found
-    told = {"写进", "馆庆", "海报", "延到", "蜜月", "singapor", "repeat", "week"}
+    # what the other sentences only tell is left out, save the names they give (below)
+    told = {"写进", "海报", "延到", "蜜月", "repeat", "week"}
     assert not found & told
+
+
+@pytest.mark.parametrize(
+    ("query", "name"),
+    [
+        ("The customer is Keller Construction. What is their credit limit?", "keller"),  # chatlog
+        ("客戶是艾克美自動化。他們的付款條件是什麼？", "艾克美"),  # demo (machining)
+        ("供應商是華陽科技。他們的交貨期限是幾天？", "华阳"),  # hrlegal
+    ],
+)
+def test_a_name_told_before_the_question_is_still_its_subject(query: str, name: str) -> None:
+    assert name in {t.text for t in question_terms(query)}
