@@ -173,6 +173,10 @@ def _told(query: str, asking: str) -> str:
 # A capitalised word inside a sentence, not its first: a name ("Singapore", "Keller").
 _PROPER = re.compile(r"(?<=[A-Za-z0-9,;:)] )[A-Z][a-z][A-Za-z-]*\b")
 
+# A capitalised word of one to three letters before a full stop is an abbreviation, not a
+# sentence's end ("St. Elizabeth", "Mr. Lee", "U.S. Army").
+_ABBREVIATION = re.compile(r"(?:^|[\s.(])[A-Z][a-z]{0,2}\.$")
+
 _OPENING = "《「『“（("
 _CLOSING = "》」』”）)"
 _ENDS = "。！？!?\n"
@@ -181,7 +185,7 @@ _ENDS = "。！？!?\n"
 def _sentences(query: str) -> list[str]:
     """A query cut after its sentence-ending punctuation (a run of it, such as 「？！」), never
     inside a title or quotation (「《停止！！ 雲雀》在哪個雜誌上連載？」 is one sentence); a Latin
-    full stop ends a sentence before a capital letter."""
+    full stop ends a sentence before a capital letter, unless it closes an abbreviation."""
     found: list[str] = []
     depth = 0
     current = ""
@@ -190,7 +194,14 @@ def _sentences(query: str) -> list[str]:
         depth += (ch in _OPENING) - (ch in _CLOSING and depth > 0)
         following = query[i + 1 : i + 2]
         ends = ch in _ENDS and following not in _ENDS
-        ends = ends or (ch == "." and following == " " and query[i + 2 : i + 3].isupper())
+        # a Latin "!" or "?" before a lower-case word is inside a name ("Wow! eye Taiwan")
+        ends = ends and not (ch in "!?" and query[i + 1 :].lstrip()[:1].islower())
+        ends = ends or (
+            ch == "."
+            and following == " "
+            and query[i + 2 : i + 3].isupper()
+            and not _ABBREVIATION.search(current)
+        )
         if depth == 0 and ends:
             found.append(current.strip())
             current = ""

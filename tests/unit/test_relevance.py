@@ -186,8 +186,11 @@ def test_across_scripts_words_the_item_keeps_in_the_questions_language_count_too
             "is EAR99. Do I have to run the screening again for this shipment?",
             {"ear99", "run", "screen", "shipment"},
         ),
-        # CMRC 2018: a title's exclamation marks do not end the question
+        # CMRC 2018: a title's exclamation marks do not end the question, nor does a Latin
+        # one before a lower-case word; SQuAD 2.0: nor does an abbreviation's full stop
         ("《大小姐×执事！》是哪个作家所著的轻小说？", {"小姐", "执事", "作家", "小说"}),
+        ("第二届Wow! eye Taiwan全民影音创作大赛增加的奖项奖金是多少？", {"wow", "eye", "奖金"}),
+        ("What year was St. Elizabeth born?", {"year", "st", "elizabeth", "born"}),
         # hrlegal: two questions are both asked
         ("早上突然發燒來不及先請假，要怎麼處理？幾天內要補單？", {"突然", "发烧", "补单"}),
     ],
