@@ -476,6 +476,25 @@ def proper_nouns(normalized: str) -> list[str]:
     return list(found)
 
 
+def nominal(unit: str, normalized: str) -> bool:
+    """Whether the tagger reads a Chinese unit of a normalised text as a noun or a name (or as
+    characters it cannot tag), not as a verb, adverb or adjective: 「膨趾膜鱈」 names a thing,
+    「壓完」 (finished pressing) and 「復審」 say what is done."""
+    flags = [flag for word, flag in _tags(normalized) if word and (word in unit or unit in word)]
+    return all(flag.startswith(("n", "x", "zg", "j", "i", "l")) for flag in flags)
+
+
+@functools.lru_cache(maxsize=4096)
+def _tags(normalized: str) -> Tagged:
+    segmenter()
+    jieba.posseg.dt.makesure_userdict_loaded()
+    return tuple(
+        (piece.strip(), flag)
+        for block in _JIEBA_BLOCK.findall(normalized)
+        for piece, flag in _tagged(block, _call)
+    )
+
+
 # jieba's flags for names: people (nr, nrfg, nrt), places (ns), organisations (nt), others (nz)
 _PROPER_POS = ("nr", "ns", "nt", "nz")
 

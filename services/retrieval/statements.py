@@ -390,8 +390,15 @@ def _salience(profile: QueryProfile) -> dict[str, float]:
     return {unit: weight * informativeness(unit) for unit, weight in profile.weights.items()}
 
 
-def _coverage(profile: QueryProfile, context: str, found: text_analysis.TextUnits) -> float:
+def _coverage(
+    profile: QueryProfile,
+    context: str,
+    found: text_analysis.TextUnits,
+    among: list[str] | None = None,
+) -> float:
     salience = _salience(profile)
+    if among is not None:
+        salience = {unit: salience[unit] for unit in among}
     total = sum(salience.values())
     if not total:
         return 0.0
@@ -493,7 +500,7 @@ def _restated(profile: QueryProfile, a: Answer, b: Answer) -> str | None:
     if not a.asked & b.asked:
         return None  # what both say is not what the question asks about (a fish's length)
     both = f"{a.line}\n{b.line}"
-    if _coverage(profile, both, text_analysis.TextUnits.of(both)) * 2 < 1:
+    if _coverage(profile, both, text_analysis.TextUnits.of(both), _named(profile)) * 2 < 1:
         return None  # most of the question is in neither: a third fish, whose name they lack
     if not all(_names(answer.line, subject) for answer in (a, b)):
         return None
@@ -518,10 +525,27 @@ def _subject(profile: QueryProfile) -> str | None:
     """The question's heaviest word that names something: a word nothing readable says counts
     only as a name or a term (rare in its language)."""
     salience = _salience(profile)
-    subjects = [
-        unit for unit in profile.weights if unit not in profile.unseen or zipf(unit) < NAME_ZIPF
-    ]
+    subjects = _named(profile)
     return max(subjects, key=lambda unit: (salience[unit], unit)) if subjects else None
+
+
+def _named(profile: QueryProfile) -> list[str]:
+    """The question's words that can name what it is about: those the readable knowledge uses,
+    and words nothing readable says that are names or terms — rare in their language and, in
+    Chinese, a noun to the tagger (「膨趾膜鱈」, not 「壓完」)."""
+    question = text_analysis.normalize(profile.query)
+    return [
+        unit
+        for unit in profile.weights
+        if unit not in profile.unseen
+        or (
+            zipf(unit) < NAME_ZIPF
+            and (not _CJK_UNIT.search(unit) or text_analysis.nominal(unit, question))
+        )
+    ]
+
+
+_CJK_UNIT = re.compile(f"[{text_analysis.CJK}]")
 
 
 def _names(context: str, unit: str) -> bool:

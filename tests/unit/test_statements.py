@@ -324,6 +324,12 @@ def test_quantities_are_read_wherever_they_stand_in_a_clause(clause, shown):
             ("LIN-DONATION", "CERAMICS-OVERVIEW"),
             {"LIN-DONATION": "146 pcs", "CERAMICS-OVERVIEW": "164 pcs"},
         ),
+        # pharma: a chatty question whose 「壓完」 nothing readable says; a verb names no subject
+        (
+            "压片机压完片以后，最多能放多久再开始清洁？",
+            ("SOP-PRD-015", "SOP-QA-050"),
+            {"SOP-PRD-015": "24 hour", "SOP-QA-050": "48 hour"},
+        ),
         # hrlegal: the leave rules and the overtime rules both grant a typhoon-duty allowance
         (
             "颱風停班那天被指派留守工地，防颱值勤津貼一天發多少？",
@@ -371,3 +377,18 @@ def test_a_statement_is_chosen_by_its_whole_sentence():
 )
 def test_dates_with_a_month_and_day_are_not_durations(text):
     assert statements.quantities_in(text) == []
+
+
+@pytest.mark.parametrize(
+    ("question", "unit", "names_a_thing"),
+    [
+        ("压片机压完片以后，最多能放多久再开始清洁？", "压完", False),  # pharma: finished pressing
+        ("关键物料厂家的现场复审周期是几年？", "复审", False),  # pharma: re-audit, a verb here
+        ("膨趾膜鳕的体长可达多少公分？", "膨趾膜鳕", True),  # CMRC 2018: a fish
+        ("额亦都的父亲是谁？", "额亦都", True),  # CMRC 2018: a person
+    ],
+)
+def test_a_word_nothing_readable_says_names_the_subject_only_as_a_noun(
+    question, unit, names_a_thing
+):
+    assert text.nominal(unit, text.normalize(question)) is names_a_thing
