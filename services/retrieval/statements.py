@@ -15,7 +15,10 @@ itself is the attribute:
   most distinctive word found in either of them (a titanium lead time does not answer a
   question about the standard lead time, though both are lead times);
 * when the question asks for a type of answer (a duration, an amount), only quantities of that
-  type are compared.
+  type are compared;
+* two answers that **restate one sentence with another amount** disagree even where the
+  question names what they state otherwise (`_restated`: the same statement, a question word
+  among what both say, the question's topic in both, half the question covered between them).
 History never conflicts (it is a past decision), and similarity plays no part.
 """
 
