@@ -465,15 +465,13 @@ def content_words(
 def proper_nouns(normalized: str) -> list[str]:
     """The Chinese words of a normalised text that the tagger takes for names of people, places,
     organisations or other proper nouns (「艾克美」, 「華陽」), two characters or more."""
-    segmenter()
-    jieba.posseg.dt.makesure_userdict_loaded()
-    found: dict[str, None] = {}
-    for block in _JIEBA_BLOCK.findall(normalized):
-        for piece, flag in _tagged(block, _call):
-            word = piece.strip()
-            if flag.startswith(_PROPER_POS) and len(word) >= 2 and _CJK_RUN.fullmatch(word):
-                found.setdefault(word)
-    return list(found)
+    return list(
+        dict.fromkeys(
+            word
+            for word, flag in _tags(normalized)
+            if flag.startswith(_PROPER_POS) and len(word) >= 2 and _CJK_RUN.fullmatch(word)
+        )
+    )
 
 
 def nominal(unit: str, normalized: str) -> bool:
@@ -486,6 +484,7 @@ def nominal(unit: str, normalized: str) -> bool:
 
 @functools.lru_cache(maxsize=4096)
 def _tags(normalized: str) -> Tagged:
+    """The tagger's (word, flag) pairs of a normalised text (a question's, asked about again)."""
     segmenter()
     jieba.posseg.dt.makesure_userdict_loaded()
     return tuple(

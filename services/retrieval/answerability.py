@@ -58,6 +58,7 @@ class QueryProfile:
     asked: tuple[str, ...]  # answer types the question asks for
     script: str  # "cjk" | "latin"
     unseen: frozenset[str] = frozenset()  # units no eligible chunk contains
+    numbers: tuple[str, ...] = ()  # the numbers it writes (question_numbers)
 
     @property
     def total(self) -> float:
@@ -118,6 +119,7 @@ def profile(query: str, document_frequency: Callable[[str], int], size: int) -> 
         asked=answer_types.asked(query),
         script=text_analysis.script_of(query),
         unseen=frozenset(u for u in units if df[u] == 0),
+        numbers=question_numbers(query),
     )
 
 
@@ -126,9 +128,8 @@ def query_units(query: str) -> list[str]:
     general-purpose segmenter (content parts of speech only, two characters or more), and the
     words it does not know (names, terms), which it leaves as single characters."""
     found = list(text_analysis.identifiers(query))
-    norm = text_analysis.without_quantities(text_analysis.normalize(query))
-    for ident in found:  # an identifier is one unit, not the words inside it
-        norm = re.sub(rf"(?<![a-z0-9]){re.escape(ident)}(?![a-z0-9])", " ", norm)
+    # an identifier is one unit, not the words inside it
+    norm = _without(found, text_analysis.without_quantities(text_analysis.normalize(query)))
     found += [w for w in text_analysis.content_words(norm) if w not in found]
     found += [w for w in frequency.unknown_words(norm) if w not in found]
     return found
@@ -198,7 +199,7 @@ def span_score(
 
     # The question's own numbers (「1968年徐家捐了多少件」) are no topic words, but a unit that
     # writes one is about what the question names: each weighs as its heaviest word.
-    numbers = question_numbers(query.query)
+    numbers = query.numbers
     heaviest = max(query.weights.values(), default=1.0)
     total = (query.total or (0.0 if numbers else 1.0)) + heaviest * len(numbers)
 
@@ -221,10 +222,15 @@ _NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
 
 def question_numbers(query: str) -> tuple[str, ...]:
     """The numbers a question writes outside its identifiers (a year, an amount it names)."""
-    norm = text_analysis.normalize(query)
-    for ident in text_analysis.identifiers(query):
-        norm = re.sub(rf"(?<![a-z0-9]){re.escape(ident)}(?![a-z0-9])", " ", norm)
+    norm = _without(text_analysis.identifiers(query), text_analysis.normalize(query))
     return tuple(dict.fromkeys(_NUMBER.findall(norm.replace(",", ""))))
+
+
+def _without(identifiers: Sequence[str], normalized: str) -> str:
+    """A normalised text with the given identifiers blanked out as whole tokens."""
+    for ident in identifiers:
+        normalized = re.sub(rf"(?<![a-z0-9]){re.escape(ident)}(?![a-z0-9])", " ", normalized)
+    return normalized
 
 
 def _idf(df: int, size: int) -> float:

@@ -131,9 +131,8 @@ def question_terms(query: str) -> list[Term]:
     words as a general-purpose segmenter cuts them (「交齊」「審核」「最晚」, not the runs left
     between function characters, 「邊審核最晚」), with the names it cannot place. A word the
     dictionary glued to a question word (「哪些項目」) counts as the word alone."""
-    asking = _asking(query)
     # What a query only tells still names its subject: identifiers and names count from there.
-    told = _told(query, asking)
+    asking, told = _asking(query)
     terms = [t for t in text_analysis.content_terms(query) if t.kind == "identifier"]
     terms += [
         t
@@ -151,23 +150,16 @@ def question_terms(query: str) -> list[Term]:
     return terms
 
 
-def _asking(query: str) -> str:
-    """The sentences of a query that ask (end with a question mark), when it also tells: 「本館
-    正式開館是哪一天？要寫進館慶海報」 asks for a date; the poster is why, and no document need
-    mention it. A query without a question mark, or only of questions, is taken whole; its
-    identifiers count wherever they stand."""
+def _asking(query: str) -> tuple[str, str]:
+    """The sentences of a query that ask (end with a question mark) and those that tell, when
+    it has both: 「本館正式開館是哪一天？要寫進館慶海報」 asks for a date; the poster is why, and
+    no document need mention it. A query without a question mark, or only of questions, asks
+    whole and tells nothing; its identifiers count wherever they stand."""
     sentences = [s for s in _sentences(query) if s]
     asking = [s for s in sentences if s.rstrip("!！").endswith(("?", "？"))]
     if not asking or len(asking) == len(sentences):
-        return query
-    return " ".join(asking)
-
-
-def _told(query: str, asking: str) -> str:
-    """The sentences of a query that tell rather than ask (none when it is taken whole)."""
-    if asking == query:
-        return ""
-    return " ".join(s for s in _sentences(query) if s and s not in asking)
+        return query, ""
+    return " ".join(asking), " ".join(s for s in sentences if s not in asking)
 
 
 # A capitalised word inside a sentence, not its first: a name ("Singapore", "Keller").

@@ -436,6 +436,8 @@ def _disagreements(
 ) -> list[Conflict]:
     found: list[Conflict] = []
     documents = sorted(answers)
+    named = _named(profile)
+    subject, topic = _heaviest(profile, named), _topic(profile)
     for i, first in enumerate(documents):
         for second in documents[i + 1 :]:
             if first not in relevant_documents and second not in relevant_documents:
@@ -445,11 +447,11 @@ def _disagreements(
                 continue
             if not (_names_identifiers(profile, a) and _names_identifiers(profile, b)):
                 continue
-            anchor = _anchor(profile, a, b)
+            anchor = _anchor(profile, a, b, subject)
             if min(a.said_of, b.said_of) < SAID_OF_SHARE or anchor is None:
                 # The question may name what they say otherwise, and they may still say one
                 # thing twice: the same statement, of the question's subject, in both.
-                anchor = _restated(profile, a, b)
+                anchor = _restated(profile, a, b, topic, named)
                 if anchor is None:
                     continue
             measure = _disagreeing_measure(a.quantities, b.quantities)
@@ -463,9 +465,10 @@ def _names_identifiers(profile: QueryProfile, answer: Answer) -> bool:
     return all(text_analysis.contains_identifier(answer.context, i) for i in profile.identifiers)
 
 
-def _anchor(profile: QueryProfile, a: Answer, b: Answer) -> str | None:
+def _anchor(profile: QueryProfile, a: Answer, b: Answer, subject: str | None) -> str | None:
     """The question's heaviest word found in either answer; it must be in both. And the
-    question's subject, its heaviest word, must be in one of them: answers that never name it
+    question's subject, its heaviest word that names something (`_named`), must be in one of
+    them: answers that never name it
     are about something else (two fish of other species, each with its length). A word nothing
     readable says is the subject only when it is a name or a term (rare in its language, as
     frequency.NAME_ZIPF has it: the third species); an everyday word the documents happen not
@@ -480,7 +483,6 @@ def _anchor(profile: QueryProfile, a: Answer, b: Answer) -> str | None:
     if not in_either:
         return None
     salience = _salience(profile)
-    subject = _subject(profile)
     if subject is None:
         return None
     if not any(
@@ -492,44 +494,42 @@ def _anchor(profile: QueryProfile, a: Answer, b: Answer) -> str | None:
     return heaviest if both else None
 
 
-def _restated(profile: QueryProfile, a: Answer, b: Answer) -> str | None:
+def _restated(
+    profile: QueryProfile, a: Answer, b: Answer, topic: str | None, named: list[str]
+) -> str | None:
     """Two answers that make the same statement (same_statement) and both name the question's
     most distinctive word (the heaviest the readable knowledge uses): the question's heaviest
     word they share, which names the conflict. Passages giving the length of two fish say
-    「體長可達 … 公分」 alike, but only one names the fish asked about."""
-    subject = _topic(profile)
-    if subject is None or not same_statement(a.statement, b.statement):
+    「體長可達 … 公分」 alike, but only one names the fish asked about. `topic` is `_topic`'s,
+    `named` is `_named`'s."""
+    if topic is None or not same_statement(a.statement, b.statement):
         return None
     if not a.asked & b.asked:
         return None  # what both say is not what the question asks about (a fish's length)
     both = f"{a.line}\n{b.line}"
-    if _coverage(profile, both, text_analysis.TextUnits.of(both), _named(profile)) * 2 < 1:
+    if _coverage(profile, both, text_analysis.TextUnits.of(both), named) * 2 < 1:
         return None  # most of the question is in neither: a third fish, whose name they lack
-    if not all(_names(answer.line, subject) for answer in (a, b)):
+    if not all(_names(answer.line, topic) for answer in (a, b)):
         return None
-    salience = _salience(profile)
     shared = [u for u in profile.weights if _names(a.context, u) and _names(b.context, u)]
-    return max(shared, key=lambda u: (salience[u], u)) if shared else subject
+    return _heaviest(profile, shared) or topic
 
 
 def _topic(profile: QueryProfile) -> str | None:
     """The question's most distinctive word that the readable knowledge uses, leaving out words
     that name a price: "handling fee" is about handling, not about every fee."""
-    salience = _salience(profile)
     known = [
         unit
         for unit in profile.weights
         if unit not in profile.unseen and not answer_types.names_a_price(unit)
     ]
-    return max(known, key=lambda unit: (salience[unit], unit)) if known else None
+    return _heaviest(profile, known)
 
 
-def _subject(profile: QueryProfile) -> str | None:
-    """The question's heaviest word that names something: a word nothing readable says counts
-    only as a name or a term (rare in its language)."""
+def _heaviest(profile: QueryProfile, units: list[str]) -> str | None:
+    """The most salient of some of the question's units (ties broken by the unit itself)."""
     salience = _salience(profile)
-    subjects = _named(profile)
-    return max(subjects, key=lambda unit: (salience[unit], unit)) if subjects else None
+    return max(units, key=lambda unit: (salience[unit], unit)) if units else None
 
 
 def _named(profile: QueryProfile) -> list[str]:
