@@ -223,6 +223,8 @@ def retrieval(
             "queries": len(plan),
             "governed_p50_ms": _p(governed, 50),
             "governed_p95_ms": g95,
+            "governed_p99_ms": _p(governed, 99),
+            "governed_max_ms": round(max(governed), 2) if governed else 0.0,
             "governed_cold_p50_ms": _p(cold, 50),
             "baseline_p50_ms": _p(baseline_ms, 50),
             "baseline_p95_ms": b95,

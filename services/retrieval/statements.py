@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from services.contracts.evidence_id import evidence_id_for
 from services.language import answer_types
@@ -92,16 +93,43 @@ class Quantity:
 
 @dataclass(frozen=True)
 class Answer:
-    """A document's best-covering statement of a quantity, and what it covers."""
+    """A document's best-covering statement of a quantity, and what it covers. What only a
+    pair of disagreeing answers needs (`said_of`, `statement`, `asked`) is read on first use:
+    most pairs state no amounts of one measure and are never compared further."""
 
     evidence: Evidence  # the unit itself, citable
     context: str  # normalised: title + heading + unit
     coverage: float
     quantities: tuple[Quantity, ...]
-    said_of: float  # share of what the quantity is said of that the question also says
     line: str  # normalised: title + heading + the whole line the quantity stands on
-    statement: frozenset[str] = frozenset()  # content words of its label and sentence
-    asked: frozenset[str] = frozenset()  # those of them the question says too
+    reading: _Reading
+    chunk_id: str
+    label: str  # the line's label ("VGM to carrier" of "VGM to carrier | 48 hrs")
+    clause: str  # the clause stating the quantities
+    sentence: str  # the sentence holding that clause
+
+    @cached_property
+    def said_of(self) -> float:
+        """Share of what the quantity is said of that the question also says."""
+        return _said_of(self.reading, self.chunk_id, self.label, self.clause)
+
+    @cached_property
+    def statement(self) -> frozenset[str]:
+        """Content words of its label and sentence."""
+        return _statement(self.reading, self.chunk_id, self.label, self.sentence)
+
+    @property
+    def asked(self) -> frozenset[str]:
+        """Those of the statement's words the question says too."""
+        return self.statement & self.reading.asked
+
+    @cached_property
+    def context_units(self) -> text_analysis.TextUnits:
+        return text_analysis.TextUnits.of(self.context)
+
+    @cached_property
+    def line_units(self) -> text_analysis.TextUnits:
+        return text_analysis.TextUnits.of(self.line)
 
 
 def question_conflicts(
@@ -239,19 +267,20 @@ def _answer(
                 coverage = _coverage(profile, read, reading.units(chunk_id, read))
                 if best is None or coverage > best.coverage:
                     at = line_start + clause_start
-                    statement = _statement(reading, chunk_id, label, sentence)
                     best = Answer(
                         evidence=_cited(doc, items[0], line_start, line_end, at),
                         context=context,
                         coverage=coverage,
                         quantities=quantities,
-                        said_of=_said_of(reading, chunk_id, label, clause),
-                        statement=statement,
-                        asked=statement & reading.asked,
                         line=_spelled_out(
                             reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{line}"),
                             spelled,
                         ),
+                        reading=reading,
+                        chunk_id=chunk_id,
+                        label=label,
+                        clause=clause,
+                        sentence=sentence,
                     )
             if not stated and _is_heading(line):
                 heading = line.strip()
@@ -447,16 +476,16 @@ def _disagreements(
                 continue
             if not (_names_identifiers(profile, a) and _names_identifiers(profile, b)):
                 continue
+            measure = _disagreeing_measure(a.quantities, b.quantities)
+            if measure is None:
+                continue
             anchor = _anchor(profile, a, b, subject)
-            if min(a.said_of, b.said_of) < SAID_OF_SHARE or anchor is None:
+            if anchor is None or min(a.said_of, b.said_of) < SAID_OF_SHARE:
                 # The question may name what they say otherwise, and they may still say one
                 # thing twice: the same statement, of the question's subject, in both.
                 anchor = _restated(profile, a, b, topic, named)
                 if anchor is None:
                     continue
-            measure = _disagreeing_measure(a.quantities, b.quantities)
-            if measure is None:
-                continue
             found.append(_conflict(profile.display(anchor), measure, a, b))
     return _merged(found)
 
@@ -473,7 +502,7 @@ def _anchor(profile: QueryProfile, a: Answer, b: Answer, subject: str | None) ->
     readable says is the subject only when it is a name or a term (rare in its language, as
     frequency.NAME_ZIPF has it: the third species); an everyday word the documents happen not
     to use ("before storage starts") is nobody's subject."""
-    found_a, found_b = text_analysis.TextUnits.of(a.context), text_analysis.TextUnits.of(b.context)
+    found_a, found_b = a.context_units, b.context_units
     in_either = [
         unit
         for unit in profile.weights
@@ -485,9 +514,7 @@ def _anchor(profile: QueryProfile, a: Answer, b: Answer, subject: str | None) ->
     salience = _salience(profile)
     if subject is None:
         return None
-    if not any(
-        present(subject, answer.line, text_analysis.TextUnits.of(answer.line)) for answer in (a, b)
-    ):
+    if not any(present(subject, answer.line, answer.line_units) for answer in (a, b)):
         return None
     heaviest = max(in_either, key=lambda unit: (salience[unit], unit))
     both = present(heaviest, a.context, found_a) and present(heaviest, b.context, found_b)
@@ -509,9 +536,13 @@ def _restated(
     both = f"{a.line}\n{b.line}"
     if _coverage(profile, both, text_analysis.TextUnits.of(both), named) * 2 < 1:
         return None  # most of the question is in neither: a third fish, whose name they lack
-    if not all(_names(answer.line, topic) for answer in (a, b)):
+    if not all(present(topic, answer.line, answer.line_units) for answer in (a, b)):
         return None
-    shared = [u for u in profile.weights if _names(a.context, u) and _names(b.context, u)]
+    shared = [
+        u
+        for u in profile.weights
+        if present(u, a.context, a.context_units) and present(u, b.context, b.context_units)
+    ]
     return _heaviest(profile, shared) or topic
 
 
@@ -549,10 +580,6 @@ def _named(profile: QueryProfile) -> list[str]:
 
 
 _CJK_UNIT = re.compile(f"[{text_analysis.CJK}]")
-
-
-def _names(context: str, unit: str) -> bool:
-    return present(unit, context, text_analysis.TextUnits.of(context))
 
 
 def _disagreeing_measure(first: Iterable[Quantity], second: Iterable[Quantity]) -> str | None:
