@@ -87,17 +87,28 @@ def _substance(text: str) -> int:
 
 
 def _is_heading(body: str, start: int, end: int) -> bool:
-    """A short line of its own without closing punctuation ("3. Verified Gross Mass (VGM)");
-    a table row ("MPN | LT | MOQ") is data, not a heading."""
+    """A short line of its own without closing punctuation ("3. Verified Gross Mass (VGM)"),
+    or a run-in heading: a numbered title that opens a line and is followed on it by what it
+    heads ("3. Team size. One person may carry…", 「三、交期。標準交期為…」). A table row
+    ("MPN | LT | MOQ") is data, not a heading."""
     text = body[start:end].strip()
+    if len(text) > HEADING_MAX_CHARS or "|" in text or "\t" in text:
+        return False
     line_ends = end >= len(body) or body[end] in "\r\n"
-    return (
-        line_ends
-        and len(text) <= HEADING_MAX_CHARS
-        and not _CLOSING.search(text)
-        and "|" not in text
-        and "\t" not in text
-    )
+    if line_ends:
+        return not _CLOSING.search(text)
+    opens_line = start == 0 or body[start - 1] in "\r\n"
+    title = _NUMBERED.match(text)
+    return opens_line and title is not None and len(_WORDS.findall(title.group(1))) <= RUN_IN_WORDS
+
+
+# A numbered title: a section number, then a few words closed by a full stop.
+_NUMBERED = re.compile(
+    r"^(?:\d+(?:\.\d+)*[.)、．]?|[(（]?[a-zA-Z\d一二三四五六七八九十]+[)）、])\s*([^。.!?！？]+)[。.．]$"
+)
+# Words (Latin) or characters (CJK) a run-in title has at most: a title names, it does not say.
+_WORDS = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff]")
+RUN_IN_WORDS = 6
 
 
 def _cut_long(text: str, start: int, end: int) -> list[tuple[int, int]]:

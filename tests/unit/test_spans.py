@@ -63,3 +63,25 @@ def test_a_table_row_is_not_a_heading():
     table = "MPN | LT | MOQ\nSTM32G071RBT6 | 16 wk | 960\nGRM155R71C104KA88D | 8 wk | 10000\n"
     quote = cited(table, keywords("STM32G071RBT6"))
     assert quote == "STM32G071RBT6 | 16 wk | 960"
+
+
+def test_a_run_in_heading_is_cited_with_what_it_heads():
+    # A numbered title that opens a line and is followed on it by its text names the topic;
+    # the sentence after it is what is said about it (a museum's handling SOP in English, a
+    # manufacturer's quotation rules in Traditional Chinese).
+    handling = (
+        "2. Gloves. Nitrile gloves are worn for all handling.\n"
+        "3. Team size. One person may carry an object only if it weighs less than 15 kg.\n"
+    )
+    assert cited(handling, keywords("Team size")) == (
+        "3. Team size. One person may carry an object only if it weighs less than 15 kg."
+    )
+    rules = "三、交期。自收到訂金起 15 個工作天出貨。\n四、付款。月結 30 日。\n"
+    assert cited(rules, keywords("交期")) == "三、交期。自收到訂金起 15 個工作天出貨。"
+
+
+def test_a_numbered_sentence_is_not_a_run_in_heading():
+    # A list item that says something stands alone: it is the statement, not its title.
+    items = "1. Wear nitrile gloves when you handle any object on display. Record it.\n"
+    assert cited(items, keywords("nitrile")).startswith("1. Wear nitrile gloves")
+    assert spans._is_heading(items, 0, items.index(" Record")) is False
