@@ -9,6 +9,7 @@ import pytest
 
 from services.bootstrap import Services
 from services.retrieval import service
+from tests.support.corpus import corpus_dict, doc
 from tests.support.retrieval import AS_OF, fake_services, fake_store, load, who
 
 __all__ = ["fake_services", "fake_store"]
@@ -38,7 +39,14 @@ def test_a_units_document_frequency_is_counted_once_per_view(
 def test_purging_a_document_drops_the_tenants_frequencies_and_shared_runs(
     fake_services: Services, tmp_path: Path
 ) -> None:
-    load(fake_services, tmp_path)
+    # A second lead time, worded otherwise: the conflict reading compares the two statements'
+    # words (read through the tagger runs the tenant's chunks share), which it reads only for
+    # answers that disagree on an amount.
+    corpus = corpus_dict()
+    corpus["documents"].append(
+        doc("SOP-SHIPPING", 1, body="出貨規範：一般訂單於下單後 20 日內出貨")
+    )
+    load(fake_services, tmp_path, corpus)
     sales = who(fake_services, "a.sales")
     fake_services.retrieval.retrieve(sales, "標準交期是幾天", as_of=AS_OF)
     caches = fake_services.retrieval.caches
