@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from services.language import tokens as text_analysis
+
 # Sentence and list-item ends: CJK and Latin terminators, semicolons, line breaks.
 _UNIT_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=[^\s\d]\.)\s+")
 # A unit longer than this is cut at clause punctuation, so a span stays readable.
@@ -107,7 +109,7 @@ _NUMBERED = re.compile(
     r"^(?:\d+(?:\.\d+)*[.)、．]?|[(（]?[a-zA-Z\d一二三四五六七八九十]+[)）、])\s*([^。.!?！？]+)[。.．]$"
 )
 # Words (Latin) or characters (CJK) a run-in title has at most: a title names, it does not say.
-_WORDS = re.compile(r"[A-Za-z0-9]+|[\u3400-\u9fff]")
+_WORDS = re.compile(f"[A-Za-z0-9]+|[{text_analysis.CJK}]")
 RUN_IN_WORDS = 6
 
 

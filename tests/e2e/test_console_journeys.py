@@ -150,14 +150,16 @@ def test_an_engineer_works_their_own_queue_from_a_shared_link(
     page.reload()  # still logged in, still their queue
     group = page.locator(key("engineering.task.Q49"))
     expect(group).to_be_visible()
-    items = group.locator("[class*='st-key-engineering-approve-']").get_by_role("button")
+    approvals = group.locator("[class*='st-key-engineering-approve-']")
+    items = approvals.get_by_role("button")
     expect(items.first).to_be_visible()
     settled(page)
     # The item decided below, by its own key: a count read while the queue is still being drawn
     # can be short, so the test follows the item, not the number of items.
-    first = group.locator("[class*='st-key-engineering-approve-']").first
     item_key = next(
-        name for name in (first.get_attribute("class") or "").split() if name.startswith("st-key-")
+        name
+        for name in (approvals.first.get_attribute("class") or "").split()
+        if name.startswith("st-key-")
     )
     page.screenshot(path=screenshots / "engineering.png")
     decide(
