@@ -134,6 +134,13 @@ def _load_text(result: dict[str, Any]) -> str:
 def bench_soak(
     minutes: Annotated[float, typer.Option("--minutes", help="How long to mix operations.")] = 5.0,
     seed: Annotated[int, typer.Option("--seed")] = 7,
+    min_operations: Annotated[
+        int,
+        typer.Option(
+            "--min-operations",
+            help="Go on past --minutes until this many operations have been tried.",
+        ),
+    ] = 0,
     scale_out: Annotated[
         bool,
         typer.Option("--scale-out", help="PostgreSQL + a loopback Chroma server, not embedded."),
@@ -153,6 +160,7 @@ def bench_soak(
             Settings(),
             minutes=minutes,
             seed=seed,
+            min_operations=min_operations,
             scale_out=scale_out,
             pg_admin_url=pg_admin_url,
         )

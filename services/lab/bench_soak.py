@@ -52,6 +52,7 @@ class SoakState:
     confirmed: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
     done: Counter[str] = field(default_factory=Counter)
     refused: Counter[str] = field(default_factory=Counter)
+    tried: int = 0  # operations drawn, whatever became of them
     refusals: list[str] = field(default_factory=list)
     files: int = 0
 
@@ -61,11 +62,13 @@ def soak(
     *,
     minutes: float,
     seed: int = 7,
+    min_operations: int = 0,
     scale_out: bool = False,
     pg_admin_url: str = DEFAULT_PG_ADMIN,
 ) -> dict[str, Any]:
     """Embedded by default (SQLite + Chroma directory); `scale_out` uses a fresh PostgreSQL
-    database and a Chroma server on a loopback port instead."""
+    database and a Chroma server on a loopback port instead. The mix goes on past `minutes`
+    until `min_operations` operations have been tried (a busy machine does fewer per minute)."""
     if minutes <= 0:
         raise ValueError("--minutes must be more than 0")
     with tempfile.TemporaryDirectory(prefix="memdesk-soak-") as scratch, ExitStack() as stack:
@@ -83,12 +86,23 @@ def soak(
             store = "postgresql (fresh database) + chroma server on 127.0.0.1"
         services = bootstrap.build(settings.model_copy(update=update))
         try:
-            return {"store": store, **_soak(services, Path(scratch), minutes=minutes, seed=seed)}
+            return {
+                "store": store,
+                **_soak(
+                    services,
+                    Path(scratch),
+                    minutes=minutes,
+                    seed=seed,
+                    min_operations=min_operations,
+                ),
+            }
         finally:
             services.close()
 
 
-def _soak(services: Services, scratch: Path, *, minutes: float, seed: int) -> dict[str, Any]:
+def _soak(
+    services: Services, scratch: Path, *, minutes: float, seed: int, min_operations: int
+) -> dict[str, Any]:
     bootstrap.seed_demo(services)
     golden = json.loads(GOLDEN.read_text(encoding="utf-8"))
     state = SoakState(
@@ -121,7 +135,8 @@ def _soak(services: Services, scratch: Path, *, minutes: float, seed: int) -> di
     names, weights = list(WEIGHTS), list(WEIGHTS.values())
     started = time.monotonic()
     deadline = started + minutes * 60
-    while time.monotonic() < deadline:
+    while time.monotonic() < deadline or state.tried < min_operations:
+        state.tried += 1
         name = state.rng.choices(names, weights)[0]
         try:
             operations[name](services, state)
@@ -419,6 +434,7 @@ def _report(
         "embedding_model": services.index.embedder.name,
         "operations": dict(sorted(state.done.items())),
         "operations_total": sum(state.done.values()),
+        "operations_tried": state.tried,
         "refused": dict(sorted(state.refused.items())),
         "refused_examples": state.refusals,
         "runs_by_status": dict(sorted(runs.items())),

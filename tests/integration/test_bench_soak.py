@@ -33,7 +33,8 @@ def test_a_short_soak_keeps_every_invariant(tmp_path):
     env.pop("MEMDESK_GEMINI_API_KEY", None)
     memdesk = str(Path(sys.executable).with_name("memdesk"))
     done = subprocess.run(
-        [memdesk, "bench", "soak", "--minutes", "0.25", "--json"],
+        # at least 12 operations however busy the machine is (a loaded host once managed 3 in 15 s)
+        [memdesk, "bench", "soak", "--minutes", "0.25", "--min-operations", "12", "--json"],
         capture_output=True,
         text=True,
         env=env,
@@ -48,5 +49,5 @@ def test_a_short_soak_keeps_every_invariant(tmp_path):
     # Holds and purges are drawn at random; in a few seconds there may be no hold to check.
     assert all(c["checked"] > 0 for n, c in report["checks"].items() if n != "holds_kept")
     assert report["operations"].get("purge", 0) >= 1
-    assert report["operations"].get("run", 0) > 0 and report["operations_total"] >= 5
+    assert report["operations"].get("run", 0) > 0 and report["operations_tried"] >= 12
     assert not list(tmp_path.iterdir())  # a throwaway store: the user's data is never touched
