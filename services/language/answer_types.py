@@ -175,12 +175,38 @@ _PERSON_CJK = re.compile(
 )
 
 
+# A price list or a table names its currency once, in a heading or a column header, and writes
+# bare amounts under it: "All prices GBP, excluding VAT." over "Export declaration ..... 45.00";
+# 「單位：新臺幣」 over 「1｜LH-1932-017｜…｜2,400,000」; 「单价（元，含税）」 over 「… 18,000」. A
+# currency with no amount beside it declares one; 元 only as a word of its own (not 元件, 单元).
+_CURRENCY_WORDS = (
+    r"usd|eur|gbp|jpy|cny|rmb|twd|ntd|nt\$|hkd|sgd|aud|cad|chf|"
+    r"人民币|新台币|台币|美元|欧元|英镑|日元|港币"
+)
+_DECLARED_CURRENCY = re.compile(
+    rf"(?<![a-z0-9$\d])(?<!\d\s)(?:{_CURRENCY_WORDS})(?![a-z])(?!\s*\d)|"
+    r"(?<![\u4e00-\u9fff\d])(?<!\d\s)元(?![\u4e00-\u9fff])"
+)
+# An amount as price lists write it without its currency: thousands separators (18,000;
+# 2,400,000) or cents (45.00, 2.95). Read in the text as written (folding drops separators).
+_BARE_AMOUNT = re.compile(r"(?<![\w.,-])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d{2})(?![\w%.,])")
+
+
+def declared_currency(text: str) -> bool:
+    """Whether a (folded) text names a currency without an amount beside it, as a price list's
+    heading or a table's column header does."""
+    return bool(_DECLARED_CURRENCY.search(text))
+
+
 def states(kind: str, text: str) -> bool:
-    """Whether `text` states an answer of this kind."""
+    """Whether `text` states an answer of this kind. An amount of money may be written bare
+    where the text names its currency once (`declared_currency`)."""
     if kind == PERSON:
         return bool(_PERSON_LATIN.search(text) or _PERSON_CJK.search(normalize(text)))
     folded = normalize(text)
     if kind == MONEY and _STATES[PERCENTAGE].search(folded):
         return True  # a surcharge, discount or markup is often a share of the price
+    if kind == MONEY and _BARE_AMOUNT.search(text) and declared_currency(folded):
+        return True
     pattern = _STATES.get(kind)
     return bool(pattern and pattern.search(folded))
