@@ -192,10 +192,16 @@ _DECLARED_CURRENCY = re.compile(
 _BARE_AMOUNT = re.compile(r"(?<![\w.,-])(?:\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d{2})(?![\w%.,])")
 
 
-def declared_currency(text: str) -> bool:
-    """Whether a (folded) text names a currency without an amount beside it, as a price list's
-    heading or a table's column header does."""
-    return bool(_DECLARED_CURRENCY.search(text))
+def bare_amount(text: str) -> bool:
+    """Whether a text (as written) holds an amount in a price list's form: 18,000 or 45.00."""
+    return bool(_BARE_AMOUNT.search(text))
+
+
+def declared_currency(text: str) -> str | None:
+    """The currency word a (folded) text names without an amount beside it, as a price list's
+    heading or a table's column header does ("gbp", "元", "新台币"), or None."""
+    match = _DECLARED_CURRENCY.search(text)
+    return match.group(0) if match else None
 
 
 def states(kind: str, text: str) -> bool:
@@ -206,7 +212,7 @@ def states(kind: str, text: str) -> bool:
     folded = normalize(text)
     if kind == MONEY and _STATES[PERCENTAGE].search(folded):
         return True  # a surcharge, discount or markup is often a share of the price
-    if kind == MONEY and _BARE_AMOUNT.search(text) and declared_currency(folded):
+    if kind == MONEY and bare_amount(text) and declared_currency(folded):
         return True
     pattern = _STATES.get(kind)
     return bool(pattern and pattern.search(folded))

@@ -277,6 +277,15 @@ def is_unit_word(word: str) -> bool:
 
 
 CURRENCY_UNITS = frozenset(_CURRENCIES.values()) | {"TWD", "USD", "EUR", "CNY"}
+# Names of a currency a heading or a column header writes without an amount (「單位：新臺幣」).
+_NAMED_CURRENCIES = {"新台币": "TWD", "台币": "TWD", "ntd": "TWD"}
+
+
+def currency_code(word: str) -> str | None:
+    """The canonical currency of a (normalised) currency word: gbp → GBP, 元 → TWD (as an amount
+    in 元 is read), 新台币 → TWD; None for any other word."""
+    unit = _CURRENCIES.get(word) or _UNITS.get(word) or _NAMED_CURRENCIES.get(word)
+    return unit if unit in CURRENCY_UNITS else None
 
 
 def quantities(text: str) -> list[tuple[str, str]]:

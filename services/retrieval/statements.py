@@ -75,9 +75,12 @@ SAID_OF_SHARE = 0.5
 # number such as 1,200).
 _CLAUSE_BREAK = re.compile(r"(?<=[，；;、。！？!?])|(?<=,)(?!\d{3})|(?<=[^\s\d.]\.)\s+")
 _FIRST_QUANTITY = re.compile(r"[$€£¥]?\s*\d")
-# Section and list numbers ("4.2", "(三)", "b)") say where a statement is, not what it is about.
+# Section and list numbers ("4.2", "(三)", "b)", 「第四條」, "Article 7") say where a statement
+# is, not what it is about.
 _ENUMERATOR = re.compile(
-    r"(?:^|\s)(?:\d+(?:\.\d+)*\.?|[(（]?[一二三四五六七八九十]+[、.)）]|[(（]?[a-z][.)）])(?=\s|$)"
+    r"(?:^|\s)(?:\d+(?:\.\d+)*\.?|[(（]?[一二三四五六七八九十]+[、.)）]|[(（]?[a-z][.)）]|"
+    r"第[一二三四五六七八九十百零〇\d]+[条章节款项篇]|(?:article|section|clause)\s+\d+(?:\.\d+)*)"
+    r"(?=\s|$)"
 )
 _LABEL = re.compile(r"^\s*([^|:：]{2,60}?)\s*(?:\||:|：|\.{3,}|…+)")
 _SENTENCE_PUNCTUATION = re.compile(r"[。！？!?；;.,，]$")
@@ -235,13 +238,15 @@ def _answer(
     items: list[Evidence],
     chunk_of: Callable[[str], ChunkRow | None],
 ) -> Answer | None:
-    profile, spelled = reading.profile, reading.spelled
     best: Answer | None = None
     for chunk_id, start, end in _sections(items, chunk_of):
         heading = ""
+        columns: list[str] = []  # the header row of the table being read, if any
         for line_start, line_end in _lines(doc.body, start, end):
             line = doc.body[line_start:line_end]
             label = _label(line)
+            cells = _cells(line)
+            place = _Place(doc, items[0], chunk_id, heading, line_start, line)
             # A line stating any quantity is a value, not a heading ("Handling .... 18.00 per
             # W/M" under "B. Felixstowe CFS (import LCL)"), whatever measure is asked for.
             stated = False
@@ -249,42 +254,113 @@ def _answer(
                 found = reading.stated(chunk_id, clause)
                 stated = stated or bool(found)
                 quantities = reading.asked_of(found)
-                if not quantities:
-                    continue
-                # What the quantity is said of: its clause, its line's label ("VGM to carrier |
-                # 48 hrs"), the heading above and the document's title.
-                context = _spelled_out(
-                    reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{label}\n{clause}"),
-                    spelled,
-                )
-                # Which statement answers is read over its whole sentence: 「清洁完成后7天内未
-                # 使用的，使用前须重新清洁」 says what happens after the 7 days in its next clause.
-                sentence = _sentence(line, clause_start)
-                read = _spelled_out(
-                    reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{label}\n{sentence}"),
-                    spelled,
-                )
-                coverage = _coverage(profile, read, reading.units(chunk_id, read))
-                if best is None or coverage > best.coverage:
-                    at = line_start + clause_start
-                    best = Answer(
-                        evidence=_cited(doc, items[0], line_start, line_end, at),
-                        context=context,
-                        coverage=coverage,
-                        quantities=quantities,
-                        line=_spelled_out(
-                            reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{line}"),
-                            spelled,
-                        ),
-                        reading=reading,
-                        chunk_id=chunk_id,
-                        label=label,
-                        clause=clause,
-                        sentence=sentence,
-                    )
+                if quantities:
+                    best = _better(best, reading, place, clause_start, clause, label, quantities)
+            if columns and len(cells) == len(columns):
+                for header, quantity in _priced_cells(reading, doc, chunk_id, columns, cells):
+                    stated = True
+                    best = _better(best, reading, place, 0, line, header, (quantity,))
+            elif cells and not any(ch.isdigit() for ch in line):
+                columns = cells  # a header row names the columns of the rows under it
+            elif not cells:
+                columns = []
             if not stated and _is_heading(line):
                 heading = line.strip()
     return best
+
+
+@dataclass(frozen=True)
+class _Place:
+    """Where a candidate answer stands: its document, chunk, heading and line."""
+
+    doc: Verified
+    like: Evidence  # an evidence item of the document, the citation's model
+    chunk_id: str
+    heading: str
+    line_start: int
+    line: str
+
+
+def _better(
+    best: Answer | None,
+    reading: _Reading,
+    place: _Place,
+    clause_start: int,
+    clause: str,
+    label: str,
+    quantities: tuple[Quantity, ...],
+) -> Answer | None:
+    """The clause's answer when it covers the question better than `best`, else `best`."""
+    doc, chunk_id, heading, spelled = place.doc, place.chunk_id, place.heading, reading.spelled
+    # Which statement answers is read over its whole sentence: 「清洁完成后7天内未使用的，使用前
+    # 须重新清洁」 says what happens after the 7 days in its next clause.
+    sentence = _sentence(place.line, clause_start)
+    read = _spelled_out(
+        reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{label}\n{sentence}"), spelled
+    )
+    coverage = _coverage(reading.profile, read, reading.units(chunk_id, read))
+    if best is not None and coverage <= best.coverage:
+        return best
+    line_end = place.line_start + len(place.line)
+    return Answer(
+        evidence=_cited(
+            doc, place.like, place.line_start, line_end, place.line_start + clause_start
+        ),
+        # What the quantity is said of: its clause, its line's label ("VGM to carrier | 48
+        # hrs"), the heading above and the document's title.
+        context=_spelled_out(
+            reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{label}\n{clause}"), spelled
+        ),
+        coverage=coverage,
+        quantities=quantities,
+        line=_spelled_out(
+            reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{place.line}"), spelled
+        ),
+        reading=reading,
+        chunk_id=chunk_id,
+        label=label,
+        clause=clause,
+        sentence=sentence,
+    )
+
+
+# Cells of a table row: split at vertical bars or tabs, or at ideographic spaces (three cells or
+# more: a single one also separates words).
+_CELL_BAR = re.compile(r"\s*[|｜\t]\s*")
+_CELL_SPACE = re.compile(r"\u3000+")
+
+
+def _cells(line: str) -> list[str]:
+    text = line.strip()
+    if _CELL_BAR.search(text):
+        return [c.strip() for c in _CELL_BAR.split(text)]
+    cells = [c.strip() for c in _CELL_SPACE.split(text)]
+    return cells if len(cells) >= 3 else []
+
+
+def _priced_cells(
+    reading: _Reading, doc: Verified, chunk_id: str, columns: list[str], cells: list[str]
+) -> list[tuple[str, Quantity]]:
+    """Bare amounts of a table row (「1｜LH-1932-017｜青花纏枝蓮紋大盤｜2,400,000」) as money,
+    each said of its column's header: in the currency the header names (「单价（元，含税）」), or
+    the one the document names once without an amount (「單位：新臺幣」) under a header that
+    names a price (保險金額). A cell that states its own unit is read as written already."""
+    found: list[tuple[str, Quantity]] = []
+    for header, cell in zip(columns, cells, strict=True):
+        if not answer_types.bare_amount(cell) or reading.stated(chunk_id, cell):
+            continue
+        folded = reading.normalized(chunk_id, header)
+        word = answer_types.declared_currency(folded)
+        if word is None and answer_types.names_a_price(folded):
+            word = answer_types.declared_currency(text_analysis.normalize(doc.body))
+        code = facts.currency_code(word) if word else None
+        amount = _amount(cell.replace(",", ""))
+        if code is None or amount is None:
+            continue
+        quantity = Quantity(f"money:{code}", amount, f"{cell} {code}")
+        if reading.asked_of((quantity,)):
+            found.append((header, quantity))
+    return found
 
 
 def _said_of(reading: _Reading, chunk_id: str, label: str, clause: str) -> float:

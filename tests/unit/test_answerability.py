@@ -157,9 +157,11 @@ def test_pay_counted_in_wages_states_money():
 _PRICE_LISTS = [
     "All prices GBP, excluding VAT. Valid 1 Jan - 31 Dec 2026.\n\n"
     "Import declaration (up to 5 commodity lines) ..... 75.00",
-    "序号　项目　单位　单价（元，含税）\n2　额外稳定性考察（单批单条件，考察至36个月）　批·条件　18,000",
+    "序号　项目　单位　单价（元，含税）\n"
+    "2　额外稳定性考察（单批单条件，考察至36个月）　批·条件　18,000",
     "單位：新臺幣\n序｜登錄號｜名稱｜保險金額\n1｜LH-1932-017｜青花纏枝蓮紋大盤｜2,400,000",
-    "Rates in USD: day / week / 4-week.\nJLG 1055 10,000 lb telehandler ........ 585 / 1,620 / 3,700",
+    "Rates in USD: day / week / 4-week.\n"
+    "JLG 1055 10,000 lb telehandler ........ 585 / 1,620 / 3,700",
 ]
 
 
@@ -174,8 +176,9 @@ def test_a_price_list_that_names_its_currency_once_states_money(text):
 def test_a_currency_word_inside_another_word_or_beside_its_amount_declares_nothing():
     assert not answer_types.states(answer_types.MONEY, "電子元件 1,200 個，單元測試 3.14")
     assert not answer_types.states(answer_types.MONEY, "population 1,234,000 in 2010")
-    assert not answer_types.declared_currency("gbp 55 per import entry")  # an amount, stated
-    assert not answer_types.declared_currency("收入 1,000 元")
+    assert answer_types.declared_currency("gbp 55 per import entry") is None  # an amount
+    assert answer_types.declared_currency("收入 1,000 元") is None
+    assert answer_types.declared_currency("单价(元,含税)") == "元"
     # a currency named, but no amount written bare: nothing more than before
     assert not answer_types.states(answer_types.MONEY, "Rates in USD are set by the branch.")
 

@@ -111,6 +111,28 @@ DOCS = {
         "2026 年加工價目表",
         "一、鈦合金零件\n上機費 ........ 1,200 元\n加工交期 ........ 20 日",
     ),
+    # A museum's loan contract and its schedule: the schedule names its currency once.
+    "LOAN-CONTRACT": (
+        "借展合約",
+        "第四條\u3000保險：乙方應投保釘對釘全險。LH-1932-017 之保險金額為新臺幣 2,000,000 元；"
+        "其餘展品之保險金額依附件 A。",
+    ),
+    "LOAN-SCHEDULE": (
+        "借展合約 附件 A：借展品清單及保險估值",
+        "單位：新臺幣\n序｜登錄號｜名稱｜保險金額\n1｜LH-1932-017｜青花纏枝蓮紋大盤｜2,400,000\n"
+        "2｜LH-2001-045｜八仙綵（刺繡）｜800,000",
+    ),
+    "LOAN-SCHEDULE-BARE": (
+        "借展合約 附件 A：借展品清單",
+        "序｜登錄號｜名稱｜保險金額\n1｜LH-1932-017｜青花纏枝蓮紋大盤｜2,400,000",
+    ),
+    # A pharma contract manufacturer's quotation: the column header names the currency.
+    "QUOTE-STAB": (
+        "报价单（稳定性考察）",
+        "序号\u3000项目\u3000单位\u3000单价（元，含税）\n1\u3000委托加工费\u3000万片\u30002,350\n"
+        "2\u3000额外稳定性考察（单批单条件）\u3000批·条件\u300018,000",
+    ),
+    "NOTE-STAB": ("客户报价备忘", "额外稳定性考察：单批单条件报价 16,000 元。"),
 }
 
 
@@ -392,3 +414,40 @@ def test_a_word_nothing_readable_says_names_the_subject_only_as_a_noun(
     question, unit, names_a_thing
 ):
     assert text.nominal(unit, text.normalize(question)) is names_a_thing
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "values"),
+    [
+        # a currency named once above the table, and a column header naming a price
+        (
+            "LH-1932-017 的保險金額是多少？",
+            ("LOAN-CONTRACT", "LOAN-SCHEDULE"),
+            {"LOAN-CONTRACT": "2000000 TWD", "LOAN-SCHEDULE": "2,400,000 TWD"},
+        ),
+        # the currency in the column's own header
+        (
+            "额外稳定性考察单批单条件多少钱？",
+            ("QUOTE-STAB", "NOTE-STAB"),
+            {"QUOTE-STAB": "18,000 TWD", "NOTE-STAB": "16000 TWD"},
+        ),
+    ],
+)
+def test_a_table_s_bare_amounts_are_money_under_a_header_that_names_a_price(
+    query, documents, values
+):
+    found, cited = conflicts(query, *documents)
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+    table = next(e for e in cited if e.document_id in ("LOAN-SCHEDULE", "QUOTE-STAB"))
+    assert "｜" in table.quote or "\u3000" in table.quote  # the row itself is cited
+
+
+def test_a_table_that_never_names_its_currency_states_no_money():
+    found, _ = conflicts("LH-1932-017 的保險金額是多少？", "LOAN-CONTRACT", "LOAN-SCHEDULE-BARE")
+    assert found == []
+
+
+def test_article_numbers_are_not_what_a_statement_is_about():
+    assert statements._ENUMERATOR.sub(" ", "第四条 保险").split() == ["保险"]
+    assert statements._ENUMERATOR.sub(" ", "article 7 liability").split() == ["liability"]
+    assert statements._ENUMERATOR.sub(" ", "第四季 营收").split() == ["第四季", "营收"]
