@@ -110,6 +110,10 @@ class Answer:
     label: str  # the line's label ("VGM to carrier" of "VGM to carrier | 48 hrs")
     clause: str  # the clause stating the quantities
     sentence: str  # the sentence holding that clause
+    # the section's text from the heading the line stands under (or the chunk's start) to the
+    # chunk's end, as written: `block` cuts it at the next heading
+    below_heading: str = ""
+    title: str = ""
 
     @cached_property
     def said_of(self) -> float:
@@ -133,6 +137,23 @@ class Answer:
     @cached_property
     def line_units(self) -> text_analysis.TextUnits:
         return text_analysis.TextUnits.of(self.line)
+
+    @cached_property
+    def block(self) -> str:
+        """Normalised: title + the heading the line stands under and every line under it, the
+        rule's conditions with its amount (「3. 非不良品退貨」 over 「3.1 …未拆封。」 and 「3.2 收取
+        restocking fee 15%」)."""
+        lines = self.below_heading.split("\n")
+        kept = lines[:1]
+        for line in lines[1:]:
+            if _is_heading(line) and not quantities_in(line):
+                break
+            kept.append(line)
+        return self.reading.normalized(self.chunk_id, "\n".join([self.title, *kept]))
+
+    @cached_property
+    def block_units(self) -> text_analysis.TextUnits:
+        return text_analysis.TextUnits.of(self.block)
 
 
 def question_conflicts(
@@ -241,12 +262,13 @@ def _answer(
     best: Answer | None = None
     for chunk_id, start, end in _sections(items, chunk_of):
         heading = ""
+        heading_start = start
         columns: list[str] = []  # the header row of the table being read, if any
         for line_start, line_end in _lines(doc.body, start, end):
             line = doc.body[line_start:line_end]
             label = _label(line)
             cells = _cells(line)
-            place = _Place(doc, items[0], chunk_id, heading, line_start, line)
+            place = _Place(doc, items[0], chunk_id, heading, line_start, line, heading_start, end)
             # A line stating any quantity is a value, not a heading ("Handling .... 18.00 per
             # W/M" under "B. Felixstowe CFS (import LCL)"), whatever measure is asked for.
             stated = False
@@ -265,7 +287,7 @@ def _answer(
             elif not cells:
                 columns = []
             if not stated and _is_heading(line):
-                heading = line.strip()
+                heading, heading_start = line.strip(), line_start
     return best
 
 
@@ -279,6 +301,8 @@ class _Place:
     heading: str
     line_start: int
     line: str
+    heading_start: int  # where the heading's line (or the chunk) starts
+    section_end: int  # where the chunk ends
 
 
 def _better(
@@ -321,6 +345,8 @@ def _better(
         label=label,
         clause=clause,
         sentence=sentence,
+        below_heading=doc.body[place.heading_start : place.section_end],
+        title=doc.title,
     )
 
 
@@ -590,7 +616,11 @@ def _anchor(profile: QueryProfile, a: Answer, b: Answer, subject: str | None) ->
     salience = _salience(profile)
     if subject is None:
         return None
-    if not any(present(subject, answer.line, answer.line_units) for answer in (a, b)):
+    if not any(
+        present(subject, answer.line, answer.line_units)
+        or present(subject, answer.block, answer.block_units)
+        for answer in (a, b)
+    ):
         return None
     heaviest = max(in_either, key=lambda unit: (salience[unit], unit))
     both = present(heaviest, a.context, found_a) and present(heaviest, b.context, found_b)

@@ -133,6 +133,24 @@ DOCS = {
         "2\u3000额外稳定性考察（单批单条件）\u3000批·条件\u300018,000",
     ),
     "NOTE-STAB": ("客户报价备忘", "额外稳定性考察：单批单条件报价 16,000 元。"),
+    # A rule whose condition stands on the line above its amount, under one heading.
+    "SOP-RMA-RULE": (
+        "退貨作業程序",
+        "2. 不良品退貨\n2.1 客戶須於到貨日起 90 天內提出。\n"
+        "3. 非不良品退貨 (stock return)\n3.1 到貨日起 30 天內，原廠包裝未拆封。\n"
+        "3.2 收取 restocking fee 15%（以原發票金額計）。",
+    ),
+    "SOP-RMA-OTHER": (
+        "退貨作業程序",
+        "3. 非不良品退貨 (stock return)\n3.2 收取 restocking fee 15%（以原發票金額計）。\n"
+        "4. 包裝\n4.1 原廠包裝未拆封者免驗。",
+    ),
+    "SOP-WAREHOUSE-RULE": (
+        "Warehouse - import LCL",
+        "5. Free time\n5.1 Applies to consolidated boxes devanned at our Tilbury shed.\n"
+        "5.2 Cargo is stored free for 5 calendar days.",
+    ),
+    "TARIFF-WAREHOUSE": ("Tariff 2026", "Free time ........... 7 calendar days"),
 }
 
 
@@ -451,3 +469,31 @@ def test_article_numbers_are_not_what_a_statement_is_about():
     assert statements._ENUMERATOR.sub(" ", "第四条 保险").split() == ["保险"]
     assert statements._ENUMERATOR.sub(" ", "article 7 liability").split() == ["liability"]
     assert statements._ENUMERATOR.sub(" ", "第四季 营收").split() == ["第四季", "营收"]
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "values"),
+    [
+        (
+            "客戶要退沒拆封的良品，restocking fee 要收幾 %？",
+            ("SOP-RMA-RULE", "POLICY-PRICING"),
+            {"SOP-RMA-RULE": "15 %", "POLICY-PRICING": "20 %"},
+        ),
+        (
+            "How many free days do consolidated boxes get at Tilbury?",
+            ("SOP-WAREHOUSE-RULE", "TARIFF-WAREHOUSE"),
+            {"SOP-WAREHOUSE-RULE": "5 day", "TARIFF-WAREHOUSE": "7 day"},
+        ),
+    ],
+)
+def test_the_subject_may_be_named_by_a_condition_under_the_same_heading(query, documents, values):
+    # The question's subject (拆封, Tilbury) is in the line above the amount, in its section.
+    found, _ = conflicts(query, *documents)
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+
+
+def test_a_subject_named_under_another_heading_does_not_count():
+    found, _ = conflicts(
+        "客戶要退沒拆封的良品，restocking fee 要收幾 %？", "SOP-RMA-OTHER", "POLICY-PRICING"
+    )
+    assert found == []
