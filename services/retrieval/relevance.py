@@ -71,7 +71,22 @@ class Item:
 def term_found(term: Term, text: str, units: Container[str]) -> bool:
     if term.kind == "identifier":
         return text_analysis.contains_identifier(text, term.text)
-    return term.coverage(units) >= TERM_SHARE
+    if term.coverage(units) >= TERM_SHARE:
+        return True
+    # A two-character Chinese word may be the short form of a longer one that keeps its first
+    # and last characters (停班 for 停止上班, 勞保 for 勞工保險).
+    return (
+        term.kind == "cjk"
+        and len(term.text) == 2
+        and _short_form_of(term.text).search(text) is not None
+    )
+
+
+def _short_form_of(word: str) -> re.Pattern[str]:
+    """A longer word a two-character word may shorten: its two characters in order, one or
+    two others between them (the first characters of a compound's two words, 勞(工)保(險), or
+    the first of one and the last of the other, 停(止上)班)."""
+    return re.compile(rf"{re.escape(word[0])}[{text_analysis.CJK}]{{1,2}}{re.escape(word[1])}")
 
 
 def assess(query: str, items: list[Item], *, distinctive: str | None = None) -> Assessment:

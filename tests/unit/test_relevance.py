@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from services.language import tokens as text
-from services.retrieval.relevance import Item, assess, question_terms
+from services.retrieval.relevance import Item, assess, question_terms, term_found
 
 
 def item(body: str, *, title: str = "", z: float = 0.0, eid: str = "DOC@1:0-10") -> Item:
@@ -213,3 +213,39 @@ def test_only_the_sentences_that_ask_must_be_answered(query: str, terms: set[str
 )
 def test_a_name_told_before_the_question_is_still_its_subject(query: str, name: str) -> None:
     assert name in {t.text for t in question_terms(query)}
+
+
+@pytest.mark.parametrize(
+    ("word", "written"),
+    [
+        ("停班", "政府宣布停止上班之日"),  # an HR rule (Traditional): 停止上班
+        ("徐家", "地方望族徐氏家族捐贈閩南日用陶瓷 212 件"),  # a museum's collection history
+        ("劳保", "公司为员工投保劳工保险"),  # Simplified: 劳工保险
+    ],
+)
+def test_a_two_character_word_is_found_in_the_longer_word_it_shortens(word, written) -> None:
+    normalized = text.normalize(written)
+    term = text.Term(text=text.normalize(word), display=word, kind="cjk")
+    assert term_found(term, normalized, text.unit_set(normalized))
+
+
+@pytest.mark.parametrize(
+    ("word", "written"),
+    [
+        ("停班", "停工三日後再上班"),  # more than two characters between
+        ("家徐", "徐氏家族"),  # not in the word's order
+    ],
+)
+def test_a_short_form_keeps_its_order_and_a_short_gap(word, written) -> None:
+    normalized = text.normalize(written)
+    term = text.Term(text=text.normalize(word), display=word, kind="cjk")
+    assert not term_found(term, normalized, text.unit_set(normalized))
+
+
+def test_a_short_form_makes_the_rule_that_writes_it_whole_relevant() -> None:
+    rule = (
+        "第九條 依政府停止上班公告辦理，經主管指派從事防颱或搶修者，"
+        "另發給防颱值勤津貼每日新臺幣1,000元。"
+    )
+    result = assess("颱風停班被叫回工地搶修，防颱值勤津貼一天多少？", [item(rule)])
+    assert result.sufficient, result.missing
