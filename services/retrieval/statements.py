@@ -24,6 +24,7 @@ History never conflicts (it is a past decision), and similarity plays no part.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -113,7 +114,6 @@ class Answer:
     # the section's text from the heading the line stands under (or the chunk's start) to the
     # chunk's end, as written: `block` cuts it at the next heading
     below_heading: str = ""
-    title: str = ""
 
     @cached_property
     def said_of(self) -> float:
@@ -149,7 +149,7 @@ class Answer:
             if _is_heading(line) and not quantities_in(line):
                 break
             kept.append(line)
-        return self.reading.normalized(self.chunk_id, "\n".join([self.title, *kept]))
+        return self.reading.normalized(self.chunk_id, "\n".join([self.evidence.title, *kept]))
 
     @cached_property
     def block_units(self) -> text_analysis.TextUnits:
@@ -260,6 +260,11 @@ def _answer(
     chunk_of: Callable[[str], ChunkRow | None],
 ) -> Answer | None:
     best: Answer | None = None
+    # The currency the document names once without an amount (「單位：新臺幣」), read only for a
+    # table row with a bare amount under a header that names a price, and then once.
+    currency = functools.cache(
+        lambda: answer_types.declared_currency(text_analysis.normalize(doc.body))
+    )
     for chunk_id, start, end in _sections(items, chunk_of):
         heading = ""
         heading_start = start
@@ -268,25 +273,34 @@ def _answer(
             line = doc.body[line_start:line_end]
             label = _label(line)
             cells = _cells(line)
-            place = _Place(doc, items[0], chunk_id, heading, line_start, line, heading_start, end)
+            # (clause offset, clause, what it is said of, its quantities) of each candidate
+            candidates: list[tuple[int, str, str, tuple[Quantity, ...]]] = []
             # A line stating any quantity is a value, not a heading ("Handling .... 18.00 per
             # W/M" under "B. Felixstowe CFS (import LCL)"), whatever measure is asked for.
             stated = False
             for clause_start, clause in _clauses(line):
                 found = reading.stated(chunk_id, clause)
                 stated = stated or bool(found)
-                quantities = reading.asked_of(found)
-                if quantities:
-                    best = _better(best, reading, place, clause_start, clause, label, quantities)
+                if quantities := reading.asked_of(found):
+                    candidates.append((clause_start, clause, label, quantities))
             if columns and len(cells) == len(columns):
-                for header, quantity in _priced_cells(reading, doc, chunk_id, columns, cells):
-                    stated = True
-                    best = _better(best, reading, place, 0, line, header, (quantity,))
+                candidates += [
+                    (0, line, header, (quantity,))
+                    for header, quantity in _priced_cells(
+                        reading, chunk_id, columns, cells, currency
+                    )
+                ]
             elif cells and not any(ch.isdigit() for ch in line):
                 columns = cells  # a header row names the columns of the rows under it
             elif not cells:
                 columns = []
-            if not stated and _is_heading(line):
+            if candidates:
+                place = _Place(
+                    doc, items[0], chunk_id, heading, line_start, line, heading_start, end
+                )
+                for candidate in candidates:
+                    best = _better(best, reading, place, *candidate)
+            if not (stated or candidates) and _is_heading(line):
                 heading, heading_start = line.strip(), line_start
     return best
 
@@ -346,7 +360,6 @@ def _better(
         clause=clause,
         sentence=sentence,
         below_heading=doc.body[place.heading_start : place.section_end],
-        title=doc.title,
     )
 
 
@@ -365,7 +378,11 @@ def _cells(line: str) -> list[str]:
 
 
 def _priced_cells(
-    reading: _Reading, doc: Verified, chunk_id: str, columns: list[str], cells: list[str]
+    reading: _Reading,
+    chunk_id: str,
+    columns: list[str],
+    cells: list[str],
+    document_currency: Callable[[], str | None],
 ) -> list[tuple[str, Quantity]]:
     """Bare amounts of a table row (「1｜LH-1932-017｜青花纏枝蓮紋大盤｜2,400,000」) as money,
     each said of its column's header: in the currency the header names (「单价（元，含税）」), or
@@ -378,7 +395,7 @@ def _priced_cells(
         folded = reading.normalized(chunk_id, header)
         word = answer_types.declared_currency(folded)
         if word is None and answer_types.names_a_price(folded):
-            word = answer_types.declared_currency(text_analysis.normalize(doc.body))
+            word = document_currency()
         code = facts.currency_code(word) if word else None
         amount = _amount(cell.replace(",", ""))
         if code is None or amount is None:
