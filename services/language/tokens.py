@@ -217,6 +217,24 @@ _CJK_CHAR = re.compile(f"[{CJK}]")
 _LATIN_CHAR = re.compile(r"[A-Za-z]")
 
 
+def shortened_in(word: str, normalized_text: str) -> bool:
+    """Whether a text writes the longer word a two-character Chinese word shortens: its two
+    characters in order with one or two others between them (the first characters of a
+    compound's two words, 勞(工)保(險), or the first of one and the last of the other,
+    停(止上)班). Longer words are not shortened this way."""
+    return (
+        len(word) == 2
+        and word[0] in normalized_text
+        and word[1] in normalized_text
+        and _short_form_of(word).search(normalized_text) is not None
+    )
+
+
+@functools.lru_cache(maxsize=4096)
+def _short_form_of(word: str) -> re.Pattern[str]:
+    return re.compile(f"{re.escape(word[0])}[{CJK}]{{1,2}}{re.escape(word[1])}")
+
+
 def contains_identifier(normalized_text: str, identifier: str) -> bool:
     """Whole-token containment: SUS304 does not match SUS3040 or SUS304L."""
     return next(whole_tokens(normalized_text, identifier), None) is not None

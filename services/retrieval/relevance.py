@@ -21,7 +21,8 @@ The rule (documented in README "Retrieval"):
      is relevant across scripts only: the question's words are not looked for in its facts.
 3. The query's most distinctive unit (services.retrieval.answerability: the heaviest by IDF over
    the principal's eligible set among those the knowledge uses at all, 電鍍 in 「電鍍外包前置時間」)
-   must be in a relevant item written in its script.
+   must be in a relevant item written in its script (a two-character Chinese word also as the
+   longer word it shortens, 停班 in 停止上班, as every term is found: `term_found`).
 4. If the question asks for a type of answer (a date, a duration, money, a count, a percentage,
    a person, a temperature: services.language.answer_types), a relevant item must state one:
    「首件檢驗報告要收多少錢」 is not answered by a procedure that mentions the report but no fee.
@@ -73,20 +74,7 @@ def term_found(term: Term, text: str, units: Container[str]) -> bool:
         return text_analysis.contains_identifier(text, term.text)
     if term.coverage(units) >= TERM_SHARE:
         return True
-    # A two-character Chinese word may be the short form of a longer one that keeps its first
-    # and last characters (停班 for 停止上班, 勞保 for 勞工保險).
-    return (
-        term.kind == "cjk"
-        and len(term.text) == 2
-        and _short_form_of(term.text).search(text) is not None
-    )
-
-
-def _short_form_of(word: str) -> re.Pattern[str]:
-    """A longer word a two-character word may shorten: its two characters in order, one or
-    two others between them (the first characters of a compound's two words, 勞(工)保(險), or
-    the first of one and the last of the other, 停(止上)班)."""
-    return re.compile(rf"{re.escape(word[0])}[{text_analysis.CJK}]{{1,2}}{re.escape(word[1])}")
+    return term.kind == "cjk" and text_analysis.shortened_in(term.text, text)
 
 
 def assess(query: str, items: list[Item], *, distinctive: str | None = None) -> Assessment:
@@ -243,8 +231,13 @@ def _relevant(
     if not all(term_found(t, item.text, item.units) for t in identifiers):
         return None
     script = text_analysis.script_of(item.section)  # the chunks, not whichever span was cut
-    if distinctive and _unit_script(distinctive) == script and distinctive not in item.text:
-        return None  # the question's most distinctive term is not there
+    if (
+        distinctive
+        and _unit_script(distinctive) == script
+        and distinctive not in item.text
+        and not (script == "cjk" and text_analysis.shortened_in(distinctive, item.text))
+    ):
+        return None  # the question's most distinctive term is not there, nor its longer form
     # Identifiers are the same in every language; words only in their own script.
     checkable = identifiers + [t for t in words if _script(t) == script]
     if checkable:

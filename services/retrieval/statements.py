@@ -11,9 +11,11 @@ itself is the attribute:
   and the document's title, weighted as answerability weighs the question's words;
 * two documents **disagree** when, in the same customer scope, their answers state quantities of
   the same measure (durations in one scale, shares, lengths, one currency, ...) and no value in
-  common, each answer names every identifier of the question, and both contain the question's
-  most distinctive word found in either of them (a titanium lead time does not answer a
-  question about the standard lead time, though both are lead times);
+  common, each answer names every identifier of the question (save one that an answering
+  document bears in its title: it names that document, 「PO-HY-2026-0415 有沒有另外規定？」),
+  and both contain the question's most distinctive word found in either of them (a titanium
+  lead time does not answer a question about the standard lead time, though both are lead
+  times);
 * when the question asks for a type of answer (a duration, an amount), only quantities of that
   type are compared;
 * two answers that **restate one sentence with another amount** disagree even where the
@@ -24,6 +26,7 @@ History never conflicts (it is a past decision), and similarity plays no part.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 from collections.abc import Callable, Iterable
@@ -584,6 +587,7 @@ def _disagreements(
 ) -> list[Conflict]:
     found: list[Conflict] = []
     documents = sorted(answers)
+    profile = _without_document_names(profile, answers.values())
     named = _named(profile)
     subject, topic = _heaviest(profile, named), _topic(profile)
     for i, first in enumerate(documents):
@@ -609,6 +613,28 @@ def _disagreements(
     return _merged(found)
 
 
+def _without_document_names(profile: QueryProfile, answers: Iterable[Answer]) -> QueryProfile:
+    """The question's identifiers that one of the answering documents bears in its title name
+    that document (「PO-HY-2026-0415 有沒有另外規定？」): what it says is compared with what the
+    others say, which need not name it."""
+    if not profile.identifiers:
+        return profile
+    titles = [text_analysis.normalize(a.evidence.title) for a in answers]
+    names = {
+        i
+        for i in profile.identifiers
+        if any(text_analysis.contains_identifier(t, i) for t in titles)
+    }
+    if not names:
+        return profile
+    return dataclasses.replace(
+        profile,
+        identifiers=tuple(i for i in profile.identifiers if i not in names),
+        weights={u: w for u, w in profile.weights.items() if u not in names},
+        distinctive=None if profile.distinctive in names else profile.distinctive,
+    )
+
+
 def _names_identifiers(profile: QueryProfile, answer: Answer) -> bool:
     return all(text_analysis.contains_identifier(answer.context, i) for i in profile.identifiers)
 
@@ -626,7 +652,7 @@ def _anchor(profile: QueryProfile, a: Answer, b: Answer, subject: str | None) ->
         unit
         for unit in profile.weights
         if not facts.is_unit_word(unit)  # 「多少公分」: every length states its unit
-        and (present(unit, a.context, found_a) or present(unit, b.context, found_b))
+        and (_said(unit, a.context, found_a) or _said(unit, b.context, found_b))
     ]
     if not in_either:
         return None
@@ -634,14 +660,23 @@ def _anchor(profile: QueryProfile, a: Answer, b: Answer, subject: str | None) ->
     if subject is None:
         return None
     if not any(
-        present(subject, answer.line, answer.line_units)
-        or present(subject, answer.block, answer.block_units)
+        _said(subject, answer.line, answer.line_units)
+        or _said(subject, answer.block, answer.block_units)
         for answer in (a, b)
     ):
         return None
     heaviest = max(in_either, key=lambda unit: (salience[unit], unit))
-    both = present(heaviest, a.context, found_a) and present(heaviest, b.context, found_b)
+    both = _said(heaviest, a.context, found_a) and _said(heaviest, b.context, found_b)
     return heaviest if both else None
+
+
+def _said(unit: str, text: str, found: text_analysis.TextUnits) -> bool:
+    """Whether an answer says one of the question's units: as written (`present`), or, a
+    two-character Chinese word, as the longer word it shortens (停班 in 停止上班), as relevance
+    finds it. Read only for a pair of disagreeing answers (span scoring keeps `present`)."""
+    return present(unit, text, found) or (
+        _CJK_UNIT.match(unit) is not None and text_analysis.shortened_in(unit, text)
+    )
 
 
 def _restated(
@@ -659,12 +694,12 @@ def _restated(
     both = f"{a.line}\n{b.line}"
     if _coverage(profile, both, text_analysis.TextUnits.of(both), named) * 2 < 1:
         return None  # most of the question is in neither: a third fish, whose name they lack
-    if not all(present(topic, answer.line, answer.line_units) for answer in (a, b)):
+    if not all(_said(topic, answer.line, answer.line_units) for answer in (a, b)):
         return None
     shared = [
         u
         for u in profile.weights
-        if present(u, a.context, a.context_units) and present(u, b.context, b.context_units)
+        if _said(u, a.context, a.context_units) and _said(u, b.context, b.context_units)
     ]
     return _heaviest(profile, shared) or topic
 

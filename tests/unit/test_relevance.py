@@ -249,3 +249,32 @@ def test_a_short_form_makes_the_rule_that_writes_it_whole_relevant() -> None:
     )
     result = assess("颱風停班被叫回工地搶修，防颱值勤津貼一天多少？", [item(rule)])
     assert result.sufficient, result.missing
+
+
+@pytest.mark.parametrize(
+    ("query", "distinctive", "rule"),
+    [
+        (
+            "颱風停班被叫回工地搶修，防颱值勤津貼一天多少？",
+            "停班",
+            "第九條 依政府停止上班公告辦理，經主管指派從事防颱或搶修者，"
+            "另發給防颱值勤津貼每日新臺幣1,000元。",
+        ),
+        (
+            "徐家捐的閩南陶瓷有幾件？",
+            "徐家",
+            "2003 年，地方望族徐氏家族將祖厝所藏閩南日用陶瓷共 212 件捐贈本館。",
+        ),
+    ],
+)
+def test_the_distinctive_word_may_be_written_in_its_longer_form(query, distinctive, rule) -> None:
+    result = assess(query, [item(rule)], distinctive=distinctive)
+    assert result.sufficient, result.missing
+
+
+def test_the_distinctive_word_must_still_be_there_in_some_form() -> None:
+    rule = "第九條 經主管指派從事防颱或搶修者，另發給防颱值勤津貼每日新臺幣1,000元。"
+    result = assess(
+        "颱風停班被叫回工地搶修，防颱值勤津貼一天多少？", [item(rule)], distinctive="停班"
+    )
+    assert not result.sufficient

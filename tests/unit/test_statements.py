@@ -151,6 +151,40 @@ DOCS = {
         "5.2 Cargo is stored free for 5 calendar days.",
     ),
     "TARIFF-WAREHOUSE": ("Tariff 2026", "Free time ........... 7 calendar days"),
+    # A customer's contract and the purchase order placed under it; the order bears its own
+    # number in its title, the contract never names it.
+    "HY-CONTRACT": (
+        "華陽科技新竹二廠機電工程承攬契約（節錄）",
+        "第13條（保固叫修）\n一、一般故障：承攬人應於接獲通知後72小時內處理。\n"
+        "二、緊急故障（停機、影響生產或安全者）：承攬人應於接獲通知後48小時內派員到場。",
+    ),
+    "HY-ORDER": (
+        "華陽科技採購單 PO-HY-2026-0415（新竹二廠機電工程）",
+        "附加條款：\n1. 保固期間發生停機等緊急故障時，供應商應於接獲通知後24小時內派員到場。",
+    ),
+    "KES-TERMS": (
+        "Kestrel Foods - terms of carriage",
+        "4. Claims\n4.1 Loss or damage must be notified in writing within 14 days of delivery.",
+    ),
+    "KES-BOOKING": (
+        "Booking confirmation BKG-88231 (Kestrel Foods)",
+        "Special terms:\n1. Loss or damage must be notified in writing within 7 days of delivery.",
+    ),
+    # Two museum texts on one family's donation, both writing the family's name in full.
+    "XU-DONATION": (
+        "徐氏家族捐贈閩南陶瓷",
+        "2003 年，地方望族徐氏家族將祖厝所藏閩南日用陶瓷共 212 件捐贈本館。",
+    ),
+    "XU-OVERVIEW": (
+        "閩南日用陶瓷典藏",
+        "本館閩南日用陶瓷以 2003 年徐氏家族捐贈的 221 件為主，多為碗、盤與醬缸。",
+    ),
+    "KES-BOOKING-BODY": (
+        "Booking confirmation (Kestrel Foods)",
+        "Ref BKG-88231\nSpecial terms:\n1. Loss or damage must be notified in writing within 7 "
+        "days of delivery.",
+    ),
+    "SUS304-SHEET": ("SUS304 切削件報價", "交期\n標準交期 12 日，自下單次日起算。"),
 }
 
 
@@ -497,3 +531,81 @@ def test_a_subject_named_under_another_heading_does_not_count():
         "客戶要退沒拆封的良品，restocking fee 要收幾 %？", "SOP-RMA-OTHER", "POLICY-PRICING"
     )
     assert found == []
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "values"),
+    [
+        (
+            "華陽二廠空調箱停機，我們要在幾小時內派人到場？PO-HY-2026-0415 有沒有另外規定？",
+            ("HY-CONTRACT", "HY-ORDER"),
+            {"HY-CONTRACT": "48 hour", "HY-ORDER": "24 hour"},
+        ),
+        (
+            "Within how many days must Kestrel notify loss or damage? Does BKG-88231 change that?",
+            ("KES-TERMS", "KES-BOOKING"),
+            {"KES-TERMS": "14 day", "KES-BOOKING": "7 day"},
+        ),
+    ],
+)
+def test_an_identifier_a_document_bears_in_its_title_names_that_document(query, documents, values):
+    # The order (booking) is named by its number; the contract (terms) it departs from need
+    # not name it to answer the same question. Both are one customer's documents.
+    customers = dict.fromkeys(documents, "C-1")
+    found, _ = conflicts(query, *documents, customers=customers)
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+
+
+def test_an_identifier_in_no_answer_s_title_must_be_named_by_both_answers():
+    # The booking's number is in its body only: the terms, which never name it, are not
+    # compared with it.
+    found, _ = conflicts(
+        "Within how many days must loss be notified under BKG-88231?",
+        "KES-TERMS",
+        "KES-BOOKING-BODY",
+    )
+    assert found == []
+
+
+def test_a_document_titled_by_an_identifier_is_still_compared_only_on_what_is_asked():
+    # SUS304 names the price sheet, but the titanium standard's lead time is said of titanium
+    # parts, which the question never names.
+    found, _ = conflicts("SUS304 的標準交期是幾天？", "SUS304-SHEET", "B-TITANIUM")
+    assert found == []
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "values"),
+    [
+        # hrlegal: 停班 is what the rules call 停止上班
+        (
+            "颱風停班那天被主管叫回工地留守，除了加班費之外還有值勤津貼嗎？一天多少？",
+            ("HZ-LEAVE", "HZ-OT"),
+            {"HZ-LEAVE": "1000 TWD", "HZ-OT": "800 TWD"},
+        ),
+        # museum: 徐家 is the 徐氏家族 both texts name
+        (
+            "徐家捐的那批閩南陶瓷一共有幾件？",
+            ("XU-DONATION", "XU-OVERVIEW"),
+            {"XU-DONATION": "212 pcs", "XU-OVERVIEW": "221 pcs"},
+        ),
+    ],
+)
+def test_a_subject_the_question_shortens_is_named_by_its_longer_form(query, documents, values):
+    found, _ = conflicts(query, *documents)
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+
+
+@pytest.mark.parametrize(
+    ("unit", "written", "said"),
+    [
+        ("停班", "政府宣布停止上班之日", True),  # an HR rule (Traditional)
+        ("徐家", "地方望族徐氏家族捐贈閩南日用陶瓷 212 件", True),  # a museum's history
+        ("劳保", "公司为员工投保劳工保险", True),  # Simplified
+        ("停班", "停工三日後再上班", False),  # more than two characters between
+        ("家徐", "徐氏家族", False),  # not in the word's order
+    ],
+)
+def test_an_answer_says_a_chinese_word_where_it_writes_the_longer_word(unit, written, said):
+    normalized = text.normalize(written)
+    assert statements._said(text.normalize(unit), normalized, text.TextUnits.of(normalized)) is said
