@@ -80,11 +80,14 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # ("多少", "what's the charge"), not when the interrogative asks for something else:
 # 「旅費要在幾天內報掉」 asks for days, 「價格表最低那一階再往下讓 5%，要找誰簽」 for a person.
 _MONEY_NOUNS = re.compile(
-    r"价格|价钱|费用|收费|单价|附加费|加价|折扣|费率|金额|"
+    r"价格|价钱|费用|收费|单价|附加费|加价|折扣|费率|金额|津贴|补贴|补助|工资|薪资|薪水|奖金|"
     # a fee is a word ending in 费 (运费, 加班费), save waste, free and consumption
     r"(?<![浪免消白])(?<=[\u4e00-\u9fff])费(?![时力劲心])|"
     r"\bprices?\b|\bcosts?\b|\bfees?\b|\b(?:sur)?charges?\b|\bdiscounts?\b|"
-    r"\bmarkups?\b|\brates?\b(?!\s+of\b)|\btariffs?\b"  # "the rate of flow" is a ratio
+    r"\bmarkups?\b|\brates?\b(?!\s+of\b)|\btariffs?\b|"  # "the rate of flow" is a ratio
+    # pay: wages, bonuses, subsidies, per diems (and their stems: salari, bonu, subsidi)
+    r"\bsalar(?:y|ies|i)\b|\bwages?\b|\bbonu(?:s|ses)?\b|\bsubsid(?:y|ies|i)\b|"
+    r"\bper diems?\b|\bstipends?\b"
 )
 
 

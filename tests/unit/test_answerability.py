@@ -121,6 +121,22 @@ def test_fees_amounts_and_rates_ask_for_money_in_both_languages(question):
     assert answer_types.MONEY in answer_types.asked(question)
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "工作日备值班有补贴吗？一天给多少？",  # an IT service desk (Simplified)
+        "颱風停班被指派留守，還有值勤津貼嗎？一天多少？",  # hrlegal (Traditional)
+        "出差期间的伙食补助是多少？",  # Simplified
+        "What's the per diem for a site visit to Kinmen?",
+        "How much is the night-shift bonus?",
+    ],
+)
+def test_pay_allowances_and_subsidies_ask_for_money_in_both_languages(question):
+    # Pay is named as a price is: "does it exist, and how much a day" is answered by an amount,
+    # not by a rule saying the allowance is published elsewhere.
+    assert answer_types.MONEY in answer_types.asked(question)
+
+
 def test_free_waste_time_consuming_and_a_rate_of_flow_are_not_fees():
     for question in (
         "這項服務是否免費？",
