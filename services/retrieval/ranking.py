@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import numpy.typing as npt
 
-from services.language import frequency
+from services.language import bilingual, frequency
 from services.language import tokens as text_analysis
 from services.retrieval import answerability
 from services.retrieval.blas_threads import single_threaded
@@ -59,6 +59,10 @@ class QueryAnalysis:
     # Chinese names and terms the segmenter does not know (「額亦都」): matched exactly, like a
     # part number, because nothing else in the question says what it is about.
     names: list[str] = field(default_factory=list)
+    # Each Chinese content word's English meanings (stems) in a general dictionary
+    # (services.language.bilingual): BM25 reads them as words of the query too, so an English
+    # procedure can rank for a Chinese question by its words, not only by its embedding.
+    meanings: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     @classmethod
     def of(cls, query: str) -> QueryAnalysis:
@@ -69,7 +73,28 @@ class QueryAnalysis:
             identifiers=text_analysis.identifiers(query),
             quantities=[re.sub(r"\s+", "", q) for q in _QUANTITY.findall(norm)],
             names=frequency.unknown_words(norm),
+            meanings={
+                t.text: found
+                for t in text_analysis.content_terms(query)
+                if t.kind == "cjk" and (found := _meanings(t.text))
+            },
         )
+
+    @property
+    def translated(self) -> list[str]:
+        """The meanings' stems the query does not write itself, once each."""
+        own = set(self.tokens)
+        return list(dict.fromkeys(s for m in self.meanings.values() for s in m if s not in own))
+
+
+def _latin(block: TenantBlock, row: int) -> bool:
+    return text_analysis.script_of(block.matched[row]) == "latin"
+
+
+def _meanings(run: str) -> tuple[str, ...]:
+    """The English meanings of the words of a run of Chinese (「日志能保存」: log, keep, save …)."""
+    words = text_analysis.content_words(text_analysis.normalize(run))
+    return tuple(dict.fromkeys(m for word in words for m in bilingual.meanings(word)))
 
 
 def rank(
@@ -80,6 +105,14 @@ def rank(
     if len(rows) == 0:
         return []
     bm25 = view.bm25_scores(query.tokens)
+    if query.translated:
+        # The question's words in translation score only chunks written in English that its
+        # own words do not reach: a passage in the question's script is ranked by what it
+        # shares with it, not by an English word it happens to hold.
+        translated = view.bm25_scores(query.translated)
+        for position in np.flatnonzero((bm25 <= 0) & (translated > 0)):
+            if _latin(block, int(rows[position])):
+                bm25[position] = translated[position]
     keyword, idents = _exact_hits(query, block, view)
     vector = vector_scores(query_vector, block, view)
     keyword_ranks = _ranks(keyword, tiebreak=bm25, positive_only=True)
@@ -94,7 +127,7 @@ def rank(
     # chunks that merely share "parts" with an English question).
     terms = text_analysis.content_terms(query.text)
     for position, rank_ in bm25_ranks.items():
-        weight = _coverage(terms, block, int(rows[position]))
+        weight = _coverage(terms, block, int(rows[position]), query.meanings)
         fused[position] = fused.get(position, 0.0) + weight / (RRF_K + rank_)
     spread = float(vector.std())
     mean = float(vector.mean())
@@ -164,11 +197,21 @@ def term_found(term: text_analysis.Term, text: str, units: Container[str]) -> bo
     return term.coverage(units) >= TERM_SHARE
 
 
-def _coverage(terms: list[text_analysis.Term], block: TenantBlock, row: int) -> float:
+def _coverage(
+    terms: list[text_analysis.Term],
+    block: TenantBlock,
+    row: int,
+    meanings: dict[str, tuple[str, ...]],
+) -> float:
+    """Share of the query's content terms a chunk has; an English chunk that has none of them
+    is weighed by the Chinese terms it has in translation."""
     if not terms:
         return 1.0
     text, units = block.matched[row], block.unit_set(row)
-    return sum(term_found(t, text, units) for t in terms) / len(terms)
+    found = sum(term_found(t, text, units) for t in terms)
+    if not found and text_analysis.script_of(text) == "latin":  # read in translation
+        found = sum(any(m in units for m in meanings.get(t.text, ())) for t in terms)
+    return found / len(terms)
 
 
 def _exact_hits(

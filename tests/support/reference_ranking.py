@@ -50,6 +50,12 @@ def rank(
     if len(rows) == 0:
         return []
     bm25 = bm25_scores(block, view, query.tokens)
+    if query.translated:
+        translated = bm25_scores(block, view, query.translated)
+        for position in range(len(rows)):
+            english = text_analysis.script_of(block.matched[int(rows[position])]) == "latin"
+            if bm25[position] <= 0 and translated[position] > 0 and english:
+                bm25[position] = translated[position]
     keyword = _keyword_scores(query, block, rows)
     # The one shared step: the product itself (its float rounding depends on the BLAS call's
     # layout, which is not what the loops below decided).
@@ -63,7 +69,7 @@ def rank(
             fused[position] = fused.get(position, 0.0) + 1.0 / (RRF_K + rank_)
     terms = text_analysis.content_terms(query.text)
     for position, rank_ in bm25_ranks.items():
-        weight = _coverage(terms, block, int(rows[position]))
+        weight = _coverage(terms, block, int(rows[position]), query.meanings)
         fused[position] = fused.get(position, 0.0) + weight / (RRF_K + rank_)
     idents = _identifier_hits(query, block, rows)
     spread = float(vector.std())
@@ -85,11 +91,19 @@ def rank(
     return candidates
 
 
-def _coverage(terms: list[text_analysis.Term], block: TenantBlock, row: int) -> float:
+def _coverage(
+    terms: list[text_analysis.Term],
+    block: TenantBlock,
+    row: int,
+    meanings: dict[str, tuple[str, ...]],
+) -> float:
     if not terms:
         return 1.0
     text, units = block.matched[row], block.units[row]
-    return sum(term_found(t, text, units) for t in terms) / len(terms)
+    found = sum(term_found(t, text, units) for t in terms)
+    if not found and text_analysis.script_of(text) == "latin":  # read in translation
+        found = sum(any(m in units for m in meanings.get(t.text, ())) for t in terms)
+    return found / len(terms)
 
 
 def _keyword_scores(
