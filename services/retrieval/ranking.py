@@ -110,9 +110,9 @@ def rank(
         # own words do not reach: a passage in the question's script is ranked by what it
         # shares with it, not by an English word it happens to hold.
         translated = view.bm25_scores(query.translated)
-        for position in np.flatnonzero((bm25 <= 0) & (translated > 0)):
-            if _latin(block, int(rows[position])):
-                bm25[position] = translated[position]
+        for at in np.flatnonzero((bm25 <= 0) & (translated > 0)).tolist():
+            if _latin(block, int(rows[at])):
+                bm25[at] = translated[at]
     keyword, idents = _exact_hits(query, block, view)
     vector = vector_scores(query_vector, block, view)
     keyword_ranks = _ranks(keyword, tiebreak=bm25, positive_only=True)
