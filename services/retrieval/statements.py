@@ -587,9 +587,9 @@ def _disagreements(
 ) -> list[Conflict]:
     found: list[Conflict] = []
     documents = sorted(answers)
-    profile = _without_document_names(profile, answers.values())
-    named = _named(profile)
-    subject, topic = _heaviest(profile, named), _topic(profile)
+    # What the question asks about, as a pair of answers reads it (_Asked), by the identifiers
+    # that name one of the two documents and are left out.
+    asked: dict[frozenset[str], _Asked] = {}
     for i, first in enumerate(documents):
         for second in documents[i + 1 :]:
             if first not in relevant_documents and second not in relevant_documents:
@@ -597,34 +597,58 @@ def _disagreements(
             a, b = answers[first], answers[second]
             if a.evidence.customer_id != b.evidence.customer_id:
                 continue
-            if not (_names_identifiers(profile, a) and _names_identifiers(profile, b)):
+            names = _document_names(profile, a, b)
+            if names not in asked:
+                asked[names] = _Asked.of(_without(profile, names))
+            pair = asked[names]
+            if not (_names_identifiers(pair.profile, a) and _names_identifiers(pair.profile, b)):
                 continue
             measure = _disagreeing_measure(a.quantities, b.quantities)
             if measure is None:
                 continue
-            anchor = _anchor(profile, a, b, subject)
+            anchor = _anchor(pair.profile, a, b, pair.subject)
             if anchor is None or min(a.said_of, b.said_of) < SAID_OF_SHARE:
                 # The question may name what they say otherwise, and they may still say one
                 # thing twice: the same statement, of the question's subject, in both.
-                anchor = _restated(profile, a, b, topic, named)
+                anchor = _restated(pair.profile, a, b, pair.topic, pair.named)
                 if anchor is None:
                     continue
             found.append(_conflict(profile.display(anchor), measure, a, b))
     return _merged(found)
 
 
-def _without_document_names(profile: QueryProfile, answers: Iterable[Answer]) -> QueryProfile:
-    """The question's identifiers that one of the answering documents bears in its title name
-    that document (「PO-HY-2026-0415 有沒有另外規定？」): what it says is compared with what the
-    others say, which need not name it."""
+@dataclass(frozen=True)
+class _Asked:
+    """A question's profile with its subject, topic and naming words (`_heaviest`, `_topic`,
+    `_named`), read once per set of identifiers left out."""
+
+    profile: QueryProfile
+    named: list[str]
+    subject: str | None
+    topic: str | None
+
+    @classmethod
+    def of(cls, profile: QueryProfile) -> _Asked:
+        named = _named(profile)
+        return cls(profile, named, _heaviest(profile, named), _topic(profile))
+
+
+def _document_names(profile: QueryProfile, a: Answer, b: Answer) -> frozenset[str]:
+    """The question's identifiers that one of two answering documents bears in its title: it
+    names that document (「PO-HY-2026-0415 有沒有另外規定？」), whose answer is compared with the
+    other's, which need not name it."""
     if not profile.identifiers:
-        return profile
-    titles = [text_analysis.normalize(a.evidence.title) for a in answers]
-    names = {
+        return frozenset()
+    titles = [text_analysis.normalize(answer.evidence.title) for answer in (a, b)]
+    return frozenset(
         i
         for i in profile.identifiers
         if any(text_analysis.contains_identifier(t, i) for t in titles)
-    }
+    )
+
+
+def _without(profile: QueryProfile, names: frozenset[str]) -> QueryProfile:
+    """The profile without identifiers that name a document (nor their weight)."""
     if not names:
         return profile
     return dataclasses.replace(

@@ -162,6 +162,14 @@ DOCS = {
         "華陽科技採購單 PO-HY-2026-0415（新竹二廠機電工程）",
         "附加條款：\n1. 保固期間發生停機等緊急故障時，供應商應於接獲通知後24小時內派員到場。",
     ),
+    "HY-ORDER-SAME": (
+        "華陽科技採購單 PO-HY-2026-0415（新竹二廠機電工程）",
+        "附加條款：\n1. 保固期間發生停機等緊急故障時，供應商應於接獲通知後48小時內派員到場。",
+    ),
+    "HY-SITE-NOTE": (
+        "華陽科技新竹二廠駐廠備忘",
+        "緊急故障（停機）時，駐廠人員應於接獲通知後36小時內派員到場。",
+    ),
     "KES-TERMS": (
         "Kestrel Foods - terms of carriage",
         "4. Claims\n4.1 Loss or damage must be notified in writing within 14 days of delivery.",
@@ -609,3 +617,15 @@ def test_a_subject_the_question_shortens_is_named_by_its_longer_form(query, docu
 def test_an_answer_says_a_chinese_word_where_it_writes_the_longer_word(unit, written, said):
     normalized = text.normalize(written)
     assert statements._said(text.normalize(unit), normalized, text.TextUnits.of(normalized)) is said
+
+
+def test_an_identifier_names_only_the_document_that_bears_it_in_a_pair():
+    # The order bears its number and agrees with the contract (48 hours); the site note says
+    # 36. The note is compared with the order, which its number names; the contract and the
+    # note, neither of which bears that number, are not compared on the order's question.
+    query = "華陽二廠空調箱停機，我們要在幾小時內派人到場？PO-HY-2026-0415 有沒有另外規定？"
+    documents = ("HY-CONTRACT", "HY-ORDER-SAME", "HY-SITE-NOTE")
+    found, _ = conflicts(query, *documents, customers=dict.fromkeys(documents, "C-1"))
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [
+        {"HY-ORDER-SAME": "48 hour", "HY-SITE-NOTE": "36 hour"}
+    ]
