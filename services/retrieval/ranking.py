@@ -63,10 +63,13 @@ class QueryAnalysis:
     # (services.language.bilingual): BM25 reads them as words of the query too, so an English
     # procedure can rank for a Chinese question by its words, not only by its embedding.
     meanings: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # Its content terms (text_analysis.content_terms): what BM25's vote is weighted by.
+    terms: list[text_analysis.Term] = field(default_factory=list)
 
     @classmethod
     def of(cls, query: str) -> QueryAnalysis:
         norm = text_analysis.normalize(query)
+        terms = text_analysis.content_terms(query)
         return cls(
             text=query,
             tokens=text_analysis.tokens(query),
@@ -74,10 +77,9 @@ class QueryAnalysis:
             quantities=[re.sub(r"\s+", "", q) for q in _QUANTITY.findall(norm)],
             names=frequency.unknown_words(norm),
             meanings={
-                t.text: found
-                for t in text_analysis.content_terms(query)
-                if t.kind == "cjk" and (found := _meanings(t.text))
+                t.text: found for t in terms if t.kind == "cjk" and (found := _meanings(t.text))
             },
+            terms=terms,
         )
 
     @property
@@ -88,6 +90,7 @@ class QueryAnalysis:
 
 
 def _latin(block: TenantBlock, row: int) -> bool:
+    """Whether a chunk is written in English (its words can only be reached in translation)."""
     return text_analysis.script_of(block.matched[row]) == "latin"
 
 
@@ -105,11 +108,11 @@ def rank(
     if len(rows) == 0:
         return []
     bm25 = view.bm25_scores(query.tokens)
-    if query.translated:
+    if translated_terms := query.translated:
         # The question's words in translation score only chunks written in English that its
         # own words do not reach: a passage in the question's script is ranked by what it
         # shares with it, not by an English word it happens to hold.
-        translated = view.bm25_scores(query.translated)
+        translated = view.bm25_scores(translated_terms)
         for at in np.flatnonzero((bm25 <= 0) & (translated > 0)).tolist():
             if _latin(block, int(rows[at])):
                 bm25[at] = translated[at]
@@ -125,9 +128,8 @@ def rank(
     # A BM25 rank earned by one shared word is weak evidence: its vote is weighted by the share
     # of the query's content terms the chunk contains (a Chinese SOP must not lose to English
     # chunks that merely share "parts" with an English question).
-    terms = text_analysis.content_terms(query.text)
     for position, rank_ in bm25_ranks.items():
-        weight = _coverage(terms, block, int(rows[position]), query.meanings)
+        weight = _coverage(query.terms, block, int(rows[position]), query.meanings)
         fused[position] = fused.get(position, 0.0) + weight / (RRF_K + rank_)
     spread = float(vector.std())
     mean = float(vector.mean())
@@ -209,7 +211,7 @@ def _coverage(
         return 1.0
     text, units = block.matched[row], block.unit_set(row)
     found = sum(term_found(t, text, units) for t in terms)
-    if not found and text_analysis.script_of(text) == "latin":  # read in translation
+    if not found and meanings and _latin(block, row):  # read in translation
         found = sum(any(m in units for m in meanings.get(t.text, ())) for t in terms)
     return found / len(terms)
 

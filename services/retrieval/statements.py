@@ -639,7 +639,9 @@ def _document_names(profile: QueryProfile, a: Answer, b: Answer) -> frozenset[st
     other's, which need not name it."""
     if not profile.identifiers:
         return frozenset()
-    titles = [text_analysis.normalize(answer.evidence.title) for answer in (a, b)]
+    titles = [
+        answer.reading.normalized(answer.chunk_id, answer.evidence.title) for answer in (a, b)
+    ]
     return frozenset(
         i
         for i in profile.identifiers

@@ -67,7 +67,7 @@ def rank(
     for ranks in (keyword_ranks, vector_ranks):
         for position, rank_ in ranks.items():
             fused[position] = fused.get(position, 0.0) + 1.0 / (RRF_K + rank_)
-    terms = text_analysis.content_terms(query.text)
+    terms = text_analysis.content_terms(query.text)  # not query.terms: read afresh here
     for position, rank_ in bm25_ranks.items():
         weight = _coverage(terms, block, int(rows[position]), query.meanings)
         fused[position] = fused.get(position, 0.0) + weight / (RRF_K + rank_)
