@@ -19,6 +19,12 @@ The rule (documented in README "Retrieval"):
      deviations above the mean over everything the principal may read (a statistic of the
      ranking; no similarity value is ever shown or used as a confidence). Either way the item
      is relevant across scripts only: the question's words are not looked for in its facts.
+   * an everyday word of the language (Zipf ≥ 4 in a general word list: services.language.
+     frequency) that nothing the principal may read uses at all cannot be looked for: for an
+     item the embedding singles out (two standard deviations above the mean, as across
+     scripts), the majority is counted over the query's other words (同事 in 「下周想跟同事换个
+     班，得提前多久报？」; wear and pick in "Do I have to wear gloves to pick up a glazed
+     porcelain bowl?"). A rarer word no readable document uses (a name, a term) still counts.
 3. The query's most distinctive unit (services.retrieval.answerability: the heaviest by IDF over
    the principal's eligible set among those the knowledge uses at all, 電鍍 in 「電鍍外包前置時間」)
    must be in a relevant item written in its script (a two-character Chinese word also as the
@@ -77,9 +83,16 @@ def term_found(term: Term, text: str, units: Container[str]) -> bool:
     return term.kind == "cjk" and text_analysis.shortened_in(term.text, text)
 
 
-def assess(query: str, items: list[Item], *, distinctive: str | None = None) -> Assessment:
+def assess(
+    query: str,
+    items: list[Item],
+    *,
+    distinctive: str | None = None,
+    unseen: Container[str] = (),
+) -> Assessment:
     """`distinctive`: the query's heaviest unit among those the principal's knowledge uses
-    (answerability.QueryProfile); a relevant item in its script must contain it."""
+    (answerability.QueryProfile); a relevant item in its script must contain it. `unseen`: the
+    query's units no chunk the principal may read contains (QueryProfile.unseen)."""
     terms = question_terms(query)
     identifiers = [t for t in terms if t.kind == "identifier"]
     words = [t for t in terms if t.kind != "identifier"]
@@ -92,7 +105,15 @@ def assess(query: str, items: list[Item], *, distinctive: str | None = None) -> 
             by_vector_only=frozenset(),
         )
     missing_ids = [t for t in identifiers if not any(term_found(t, i.text, i.units) for i in items)]
-    verdicts = {i.evidence_ids: _relevant(i, words, identifiers, distinctive) for i in items}
+    # Everyday words nothing readable uses are not counted where the embedding singles an
+    # item out (rule 2 of the module docstring); they stay in `missing` when nothing answers.
+    comparable = [t for t in words if not _everyday_unused(t, unseen)] or words
+    verdicts = {
+        i.evidence_ids: _relevant(
+            i, comparable if i.vector_z >= OUTLIER_Z else words, identifiers, distinctive
+        )
+        for i in items
+    }
     if any(v == "lexical" for v in verdicts.values()):
         # Words matched somewhere: the vector's pick in another language adds nothing then.
         verdicts = {key: v if v == "lexical" else None for key, v in verdicts.items()}
@@ -251,6 +272,12 @@ def _relevant(
     if words and found * 2 > len(words):
         return "translated"
     return "vector" if item.vector_z >= OUTLIER_Z else None
+
+
+def _everyday_unused(term: Term, unseen: Container[str]) -> bool:
+    """An everyday word of the language (not a name or term: services.language.frequency)
+    that no chunk the principal may read contains."""
+    return term.text in unseen and frequency.zipf(term.text) >= frequency.NAME_ZIPF
 
 
 def _translated(term: Term, text: str, units: Container[str]) -> bool:

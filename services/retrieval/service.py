@@ -630,7 +630,7 @@ def _judge(
                 vector_z=max(vector_z.get(e.chunk_id, 0.0) for e in parts),
             )
         )
-    return assess(query, items, distinctive=profile.distinctive)
+    return assess(query, items, distinctive=profile.distinctive, unseen=profile.unseen)
 
 
 def _from_reading(

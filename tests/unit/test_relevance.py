@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from services.language import tokens as text
+from services.retrieval import answerability
 from services.retrieval.relevance import Item, assess, question_terms, term_found
 
 
@@ -278,3 +279,67 @@ def test_the_distinctive_word_must_still_be_there_in_some_form() -> None:
         "颱風停班被叫回工地搶修，防颱值勤津貼一天多少？", [item(rule)], distinctive="停班"
     )
     assert not result.sufficient
+
+
+# A principal's eligible set from two datasets' wording: an IT service desk's on-call rules and
+# change procedure (Simplified Chinese), and a museum's handling procedure (English).
+READABLE = {
+    "oncall": [
+        "五、换班：须至少提前 48 小时在排班系统提交换班申请，并经组长批准；",
+        "3. 提交时限：普通变更须至少提前 3 个工作日提交 CAB。",
+        "七、值班期间须随身携带笔记本电脑，并确保 VPN 可以随时连接。",
+    ],
+    "handling": [
+        "2. Gloves. Nitrile gloves are worn for all handling; cotton gloves are no longer used. "
+        "Exception: glazed ceramics and glass objects with smooth surfaces may be held with "
+        "clean, dry bare hands.",
+        "3. Team size. An object of 15 kg or more is moved by at least two trained people.",
+        "Light-sensitive objects on paper are shown at no more than 50 lux.",
+    ],
+}
+
+
+def judged(query: str, readable: list[str], answer: str, *, z: float) -> bool:
+    """Whether `answer` (one of `readable`, the embedding's standing `z`) answers `query` when
+    the query is weighed over `readable`, as retrieval weighs it."""
+    texts = [text.normalize(t) for t in readable]
+    units = [text.TextUnits.of(t) for t in texts]
+    profile = answerability.profile(
+        query, lambda unit: answerability.document_frequency(unit, texts, units), len(texts)
+    )
+    found = assess(
+        query, [item(answer, z=z)], distinctive=profile.distinctive, unseen=profile.unseen
+    )
+    return found.sufficient
+
+
+@pytest.mark.parametrize(
+    ("readable", "query", "unused"),
+    [
+        # 同事 (colleague): nothing the desk may read says it; 提前 and the duration are there.
+        ("oncall", "下周想跟同事换个班，得提前多久报？", {"同事"}),
+        # wear, pick: everyday words the handling procedure never writes.
+        ("handling", "Do I have to wear gloves to pick up a glazed porcelain bowl?", {"wear"}),
+    ],
+)
+def test_everyday_words_nothing_readable_uses_do_not_count_where_the_embedding_singles_out(
+    readable: str, query: str, unused: set[str]
+) -> None:
+    texts = READABLE[readable]
+    normalized = [text.normalize(t) for t in texts]
+    assert not any(word in t for word in unused for t in normalized)
+    # The embedding singles the answer out: the majority is of the words that can be found.
+    assert judged(query, texts, texts[0], z=3.0)
+    # An item the embedding does not single out still needs the majority of every word.
+    assert not judged(query, texts, texts[0], z=1.0)
+
+
+def test_a_rare_word_nothing_readable_uses_still_counts_against_the_item() -> None:
+    # 瑞康 (a customer no readable document names) is rare in the language: the on-call rule
+    # does not say how far ahead that customer has to be told, however the embedding ranks it.
+    texts = READABLE["oncall"]
+    assert not judged("瑞康要提前多久？", texts, texts[0], z=3.0)
+    # "porcelain" is rare: a question about a porcelain vase's lux level is not answered by a
+    # lux rule for paper even where the embedding singles it out.
+    handling = READABLE["handling"]
+    assert not judged("How many lux for a porcelain vase?", handling, handling[2], z=3.0)
