@@ -17,7 +17,9 @@ English SOP writes "cut-off". So, for such an item:
   person or the task's documents write it, by a general dictionary (insurance value →
   「保險 金額」 where the person asks for 保險金額; services.language.bilingual) — and where the
   dictionary finds too little, the phrase the embedding ranks first, in that last case only;
-* **the codes** the person's phrases naming it give (a registration number) narrow the name;
+* **the codes** the person's phrases naming it give (a registration number) narrow the name —
+  in a task of another script, a phrase that writes the name in the person's words by the same
+  dictionary rule names it too (LH-1932-017 in 「確認 LH-1932-017 的保險金額」);
 * **in the documents' spelling**: a word of the name the texts write only hyphenated is
   searched as they write it; when the name finds too little, its words that none of the
   evidence found contains are left out, as long as most of the name stays (a name cut down to
@@ -100,11 +102,21 @@ class TaskWording:
         name = respell(glossary.humanize(key), self._texts)
         about = self.about(key)
         named = [p for p in about if names(p.text, key)]
+        foreign = chinese and text_analysis.script_of(name) == "latin"
+        if foreign:
+            # The person's phrase that writes the name in their own words names it too (「確認
+            # LH-1932-017 的保險金額」 for insurance_value): its codes narrow the search as well.
+            named += [
+                p
+                for p in self.phrases
+                if p.supplement and p not in named and _rendered(key, [p.text]) is not None
+            ]
         identifiers = [
             i for p in named if p.supplement for i in IDENTIFIER.findall(normalize(p.text))
         ]
+        identifiers = list(dict.fromkeys(identifiers))
         own = " ".join(dict.fromkeys([name, *identifiers]))
-        if not chinese or text_analysis.script_of(name) != "latin":
+        if not foreign:
             return SearchWords(name=own)
         native = [p.text for p in about if text_analysis.script_of(p.text) == "cjk"]
         if native and names(native[0], key):
@@ -117,22 +129,11 @@ class TaskWording:
         return SearchWords(name=own)
 
     def _translated(self, key: str, identifiers: list[str]) -> str | None:
-        """The item's name in the task's own Chinese words: each word of the name as the
-        person (else the task's documents) writes it in Chinese (services.language.bilingual),
-        a word they keep in English (CAPA) as it is; None unless at least one word was
-        translated, at least half of the name is there, and so is its most distinctive word
-        in the language at large (crew in crew_size: 尺寸 says size, not how many people)."""
-        words = name_words(key)
-        if not words:
+        """The item's name in the task's own Chinese words (`_rendered` over the person's and
+        the task's documents' texts), with the codes the person gives for it."""
+        parts = _rendered(key, self._texts)
+        if parts is None:
             return None
-        rendered = bilingual.rendered_in(words, self._texts)
-        kept = {w for w in words if w not in rendered and speaks(w, self._texts)}
-        if not rendered or 2 * (len(rendered) + len(kept)) < len(words):
-            return None
-        distinctive = max(words, key=lambda w: (frequency.informativeness(w), w))
-        if distinctive not in rendered and distinctive not in kept:
-            return None
-        parts = [rendered.get(w, w) for w in words if w in rendered or w in kept]
         return " ".join(dict.fromkeys([*parts, *identifiers]))
 
     def closer_to_pending(self, phrase: str, pending: Sequence[str], topic: str) -> bool:
@@ -172,6 +173,25 @@ def names(text: str, key: str) -> bool:
     if any(glossary.mentions(text, part) for part in glossary_parts(key)):
         return True
     return any(_abbreviation(text, initials) for initials in acronyms(key))
+
+
+def _rendered(key: str, texts: Sequence[str]) -> list[str] | None:
+    """The item's name as `texts` write it in Chinese: each word of the name that they render
+    (services.language.bilingual), a word they keep in English (CAPA) as it is; None unless at
+    least one word was rendered, at least half of the name is there, and so is its most
+    distinctive word in the language at large (crew in crew_size: 尺寸 says size, not how many
+    people)."""
+    words = name_words(key)
+    if not words:
+        return None
+    rendered = bilingual.rendered_in(words, texts)
+    kept = {w for w in words if w not in rendered and speaks(w, texts)}
+    if not rendered or 2 * (len(rendered) + len(kept)) < len(words):
+        return None
+    distinctive = max(words, key=lambda w: (frequency.informativeness(w), w))
+    if distinctive not in rendered and distinctive not in kept:
+        return None
+    return [rendered.get(w, w) for w in words if w in rendered or w in kept]
 
 
 def glossary_parts(key: str) -> list[str]:

@@ -7,6 +7,7 @@ import pytest
 
 from services.agents.wording import TaskWording, names, respell, reword, speaks
 from services.language.phrases import phrases
+from services.language.sentences import clauses
 from tests.support.agents import TableSimilarity
 
 # pharma CV-2026-006 and freight Q-BRX-1120 supplements
@@ -155,7 +156,8 @@ COLL_CLOCK = "尺寸：鐘面直徑 120 公分（含框）；"
     ("supplement", "documents", "key", "phrase"),
     [
         (PHARMA_CV, [SOP_QA_050], "residue_acceptance_limit", "残留 限度"),
-        (MUSEUM_NPM, [], "insurance_value", "保险 金额"),
+        # the code the person gives in the phrase that names the item goes with it
+        (MUSEUM_NPM, [], "insurance_value", "保险 金额 LH-1932-017"),
         (MUSEUM_MOVE, [COLL_CLOCK], "glove_requirement", "手套"),
     ],
 )
@@ -226,3 +228,36 @@ def test_a_topic_named_in_a_phrase_about_pending_work_is_that_work(
 ):
     wording = TaskWording([phrase], [], TableSimilarity(table))
     assert wording.closer_to_pending(phrase, pending, topic) is closer
+
+
+@pytest.mark.parametrize(
+    ("supplement", "key", "code", "other"),
+    [
+        # museum LOAN-NPM-INS-017: 保險金額 is insurance_value in the person's words.
+        (MUSEUM_NPM, "insurance_value", "LH-1932-017", None),
+        # pharma wording: 偏差 names a deviation; CAPA-2026-031 is another clause's business.
+        (
+            "QA 要确认 DEV-2026-0588 的偏差等级，CAPA-2026-031 另案处理。",
+            "deviation_class",
+            "DEV-2026-0588",
+            "CAPA-2026-031",
+        ),
+        # hrlegal wording (Traditional): 付款期限, and a task number said of something else.
+        (
+            "請查 PO-HY-2026-0415 的付款期限，另外 HZ-T-HY-1128 已結案。",
+            "payment_deadline",
+            "PO-HY-2026-0415",
+            "HZ-T-HY-1128",
+        ),
+    ],
+)
+def test_a_code_in_the_phrase_that_writes_the_name_in_chinese_narrows_the_search(
+    supplement: str, key: str, code: str, other: str | None
+) -> None:
+    """The person names the item in their own words, not its English name: the code they give
+    in that phrase narrows both searches; a code of another clause does not."""
+    words = TaskWording(clauses(supplement), []).words_for(key, chinese=True)
+    assert code.lower() in words.name.lower().split()
+    assert words.phrase is not None and code.lower() in words.phrase.lower().split()
+    if other is not None:
+        assert other.lower() not in f"{words.name} {words.phrase}".lower()
