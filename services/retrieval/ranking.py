@@ -63,6 +63,9 @@ class QueryAnalysis:
     # (services.language.bilingual): BM25 reads them as words of the query too, so an English
     # procedure can rank for a Chinese question by its words, not only by its embedding.
     meanings: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # The mirror: each English content word's Chinese renderings in the same dictionary (two
+    # characters or more), so a Chinese procedure can rank for an English question by its words.
+    renderings: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # Its content terms (text_analysis.content_terms): what BM25's vote is weighted by.
     terms: list[text_analysis.Term] = field(default_factory=list)
 
@@ -79,6 +82,11 @@ class QueryAnalysis:
             meanings={
                 t.text: found for t in terms if t.kind == "cjk" and (found := _meanings(t.text))
             },
+            renderings={
+                t.text: found
+                for t in terms
+                if t.kind == "word" and (found := bilingual.renderings(t.display))
+            },
             terms=terms,
         )
 
@@ -88,10 +96,26 @@ class QueryAnalysis:
         own = set(self.tokens)
         return list(dict.fromkeys(s for m in self.meanings.values() for s in m if s not in own))
 
+    @property
+    def rendered(self) -> list[str]:
+        """The renderings' character bigrams (BM25's Chinese units), once each."""
+        return list(
+            dict.fromkeys(
+                word[i : i + 2]
+                for words in self.renderings.values()
+                for word in words
+                for i in range(len(word) - 1)
+            )
+        )
+
 
 def _latin(block: TenantBlock, row: int) -> bool:
     """Whether a chunk is written in English (its words can only be reached in translation)."""
     return text_analysis.script_of(block.matched[row]) == "latin"
+
+
+def _chinese(block: TenantBlock, row: int) -> bool:
+    return not _latin(block, row)
 
 
 def _meanings(run: str) -> tuple[str, ...]:
@@ -116,6 +140,13 @@ def rank(
         for at in np.flatnonzero((bm25 <= 0) & (translated > 0)).tolist():
             if _latin(block, int(rows[at])):
                 bm25[at] = translated[at]
+    if rendered_terms := query.rendered:
+        # And the mirror: an English question's words as Chinese procedures write them score
+        # only Chinese chunks its own words do not reach.
+        rendered = view.bm25_scores(rendered_terms)
+        for at in np.flatnonzero((bm25 <= 0) & (rendered > 0)).tolist():
+            if _chinese(block, int(rows[at])):
+                bm25[at] = rendered[at]
     keyword, idents = _exact_hits(query, block, view)
     vector = vector_scores(query_vector, block, view)
     keyword_ranks = _ranks(keyword, tiebreak=bm25, positive_only=True)
@@ -129,7 +160,7 @@ def rank(
     # of the query's content terms the chunk contains (a Chinese SOP must not lose to English
     # chunks that merely share "parts" with an English question).
     for position, rank_ in bm25_ranks.items():
-        weight = _coverage(query.terms, block, int(rows[position]), query.meanings)
+        weight = _coverage(query, block, int(rows[position]))
         fused[position] = fused.get(position, 0.0) + weight / (RRF_K + rank_)
     spread = float(vector.std())
     mean = float(vector.mean())
@@ -199,20 +230,21 @@ def term_found(term: text_analysis.Term, text: str, units: Container[str]) -> bo
     return term.coverage(units) >= TERM_SHARE
 
 
-def _coverage(
-    terms: list[text_analysis.Term],
-    block: TenantBlock,
-    row: int,
-    meanings: dict[str, tuple[str, ...]],
-) -> float:
-    """Share of the query's content terms a chunk has; an English chunk that has none of them
-    is weighed by the Chinese terms it has in translation."""
+def _coverage(query: QueryAnalysis, block: TenantBlock, row: int) -> float:
+    """Share of the query's content terms a chunk has; a chunk in the other script that has
+    none of them is weighed by the terms it has in translation (an English chunk by the Chinese
+    terms' meanings, a Chinese chunk by the English terms' renderings)."""
+    terms = query.terms
     if not terms:
         return 1.0
     text, units = block.matched[row], block.unit_set(row)
     found = sum(term_found(t, text, units) for t in terms)
-    if not found and meanings and _latin(block, row):  # read in translation
-        found = sum(any(m in units for m in meanings.get(t.text, ())) for t in terms)
+    if found or not (query.meanings or query.renderings):
+        return found / len(terms)
+    if _latin(block, row):  # read in translation
+        found = sum(any(m in units for m in query.meanings.get(t.text, ())) for t in terms)
+    else:
+        found = sum(any(r in text for r in query.renderings.get(t.text, ())) for t in terms)
     return found / len(terms)
 
 

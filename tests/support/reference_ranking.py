@@ -56,6 +56,12 @@ def rank(
             english = text_analysis.script_of(block.matched[int(rows[position])]) == "latin"
             if bm25[position] <= 0 and translated[position] > 0 and english:
                 bm25[position] = translated[position]
+    if query.rendered:
+        rendered = bm25_scores(block, view, query.rendered)
+        for position in range(len(rows)):
+            chinese = text_analysis.script_of(block.matched[int(rows[position])]) == "cjk"
+            if bm25[position] <= 0 and rendered[position] > 0 and chinese:
+                bm25[position] = rendered[position]
     keyword = _keyword_scores(query, block, rows)
     # The one shared step: the product itself (its float rounding depends on the BLAS call's
     # layout, which is not what the loops below decided).
@@ -69,7 +75,7 @@ def rank(
             fused[position] = fused.get(position, 0.0) + 1.0 / (RRF_K + rank_)
     terms = text_analysis.content_terms(query.text)  # not query.terms: read afresh here
     for position, rank_ in bm25_ranks.items():
-        weight = _coverage(terms, block, int(rows[position]), query.meanings)
+        weight = _coverage(terms, block, int(rows[position]), query)
         fused[position] = fused.get(position, 0.0) + weight / (RRF_K + rank_)
     idents = _identifier_hits(query, block, rows)
     spread = float(vector.std())
@@ -95,14 +101,16 @@ def _coverage(
     terms: list[text_analysis.Term],
     block: TenantBlock,
     row: int,
-    meanings: dict[str, tuple[str, ...]],
+    query: QueryAnalysis,
 ) -> float:
     if not terms:
         return 1.0
     text, units = block.matched[row], block.units[row]
     found = sum(term_found(t, text, units) for t in terms)
     if not found and text_analysis.script_of(text) == "latin":  # read in translation
-        found = sum(any(m in units for m in meanings.get(t.text, ())) for t in terms)
+        found = sum(any(m in units for m in query.meanings.get(t.text, ())) for t in terms)
+    elif not found:  # a Chinese chunk, read by the English words' renderings
+        found = sum(any(r in text for r in query.renderings.get(t.text, ())) for t in terms)
     return found / len(terms)
 
 

@@ -1,6 +1,7 @@
 """A Chinese question ranks an English document by its words read in translation (CC-CEDICT's
-English meanings of the question's Chinese words feed BM25), on texts in the style of two
-datasets: an IT service desk's retention policy and a museum's handling procedure."""
+English meanings of the question's Chinese words feed BM25), and an English question a Chinese
+document by its words' Chinese renderings, on texts in the style of two datasets: an IT service
+desk's retention policy and on-call rules, a museum's handling and lighting procedures."""
 
 from __future__ import annotations
 
@@ -60,3 +61,21 @@ def test_a_chinese_question_ranks_an_english_document_by_its_translated_words(qu
     # Without the meanings BM25 cannot see the English document at all.
     untranslated = dataclasses.replace(query, meanings={})
     assert ranked(untranslated).get(document) is None
+
+
+@pytest.mark.parametrize(
+    ("question", "document"),
+    [
+        ("How fast must the on-call engineer answer the phone?", "ONCALL"),  # IT service desk
+        ("What is the illuminance limit for paper?", "LIGHTING"),  # museum (Traditional)
+    ],
+)
+def test_an_english_question_ranks_a_chinese_document_by_its_rendered_words(question, document):
+    """The mirror: the English words' Chinese renderings reach a Chinese procedure that the
+    question's own words cannot (nor an English document that shares none of them)."""
+    query = QueryAnalysis.of(question)
+    assert query.renderings
+    assert ranked(query)[document] == 1
+    # Without the renderings BM25 cannot see the Chinese document at all.
+    unrendered = dataclasses.replace(query, renderings={})
+    assert ranked(unrendered).get(document) is None
