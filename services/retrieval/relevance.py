@@ -96,7 +96,9 @@ def assess(
     terms = question_terms(query)
     identifiers = [t for t in terms if t.kind == "identifier"]
     words = [t for t in terms if t.kind != "identifier"]
-    if not items:
+    if not items or not (terms or _says_anything(query)):
+        # A question with nothing to look for (「什么？」, "Who?", a bare number) names nothing
+        # a document could answer: whatever ranks first is not its answer.
         return Assessment(
             sufficient=False,
             missing=[t.display for t in terms] or [query.strip()],
@@ -148,6 +150,18 @@ def assess(
             for e in i.evidence_ids
         ),
     )
+
+
+def _says_anything(query: str) -> bool:
+    """Whether a query has a letter or a Chinese character beyond function words: a name the
+    segmenter cuts into single characters (「邓飏是哪里人？」) still says what it asks about."""
+    norm = text_analysis.normalize(query)
+    for word in sorted(text_analysis.function_words(), key=len, reverse=True):
+        norm = norm.replace(word, " ")
+    if any(not text_analysis.is_function_char(ch) for ch in _CJK.findall(norm)):
+        return True
+    latin = re.findall(r"[a-z]+", norm)
+    return any(word not in text_analysis.EN_STOPWORDS for word in latin)
 
 
 def question_terms(query: str) -> list[Term]:

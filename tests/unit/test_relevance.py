@@ -343,3 +343,20 @@ def test_a_rare_word_nothing_readable_uses_still_counts_against_the_item() -> No
     # lux rule for paper even where the embedding singles it out.
     handling = READABLE["handling"]
     assert not judged("How many lux for a porcelain vase?", handling, handling[2], z=3.0)
+
+
+@pytest.mark.parametrize("query", ["什么？", "Who?", "?", "12345", "  ...  "])
+def test_a_question_with_nothing_to_look_for_is_never_answered(query: str) -> None:
+    """Whatever ranks first for 「什么？」 is not its answer, however the embedding singles it
+    out (the IT desk's on-call rule, the museum's handling rule)."""
+    for rule in (READABLE["oncall"][0], READABLE["handling"][1]):
+        result = assess(query, [item(rule, z=5.0)])
+        assert not result.sufficient
+        assert result.missing == [query.strip()]
+        assert not result.relevant
+
+
+def test_a_name_the_segmenter_cuts_into_single_characters_still_asks_something() -> None:
+    # CMRC 2018 (DEV_1004): 邓飏 yields no content word, but the question is about him.
+    item_text = "邓飏，字玄茂，南阳宛人，东汉名将邓禹之后。"
+    assert assess("邓飏是哪里人？", [item(item_text, z=3.0)]).sufficient
