@@ -78,7 +78,7 @@ class QueryAnalysis:
             tokens=text_analysis.tokens(query),
             identifiers=text_analysis.identifiers(query),
             quantities=[re.sub(r"\s+", "", q) for q in _QUANTITY.findall(norm)],
-            names=frequency.unknown_words(norm),
+            names=frequency.unknown_words(norm, joined=False),  # see unknown_words
             meanings={
                 t.text: found for t in terms if t.kind == "cjk" and (found := _meanings(t.text))
             },

@@ -360,3 +360,21 @@ def test_a_name_the_segmenter_cuts_into_single_characters_still_asks_something()
     # CMRC 2018 (DEV_1004): 邓飏 yields no content word, but the question is about him.
     item_text = "邓飏，字玄茂，南阳宛人，东汉名将邓禹之后。"
     assert assess("邓飏是哪里人？", [item(item_text, z=3.0)]).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "word"),
+    [
+        ("邓飏是哪里人？", "邓飏"),  # CMRC 2018: a person's name
+        ("五軸加工每小時的費率是多少？", "五轴"),  # the machining demo (Traditional)
+        ("跟石園美術館借那批書畫，借展費是多少？", "石园"),  # museum: a lender's name
+    ],
+)
+def test_a_word_the_segmenter_joined_but_its_dictionary_lacks_is_a_question_term(
+    query: str, word: str
+) -> None:
+    assert word in {t.text for t in question_terms(query)}
+    # Ranking does not match it exactly (it is not one of the query's names there).
+    from services.retrieval.ranking import QueryAnalysis
+
+    assert word not in QueryAnalysis.of(query).names
