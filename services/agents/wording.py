@@ -114,7 +114,6 @@ class TaskWording:
         identifiers = [
             i for p in named if p.supplement for i in IDENTIFIER.findall(normalize(p.text))
         ]
-        identifiers = list(dict.fromkeys(identifiers))
         own = " ".join(dict.fromkeys([name, *identifiers]))
         if not foreign:
             return SearchWords(name=own)

@@ -114,10 +114,6 @@ def _latin(block: TenantBlock, row: int) -> bool:
     return text_analysis.script_of(block.matched[row]) == "latin"
 
 
-def _chinese(block: TenantBlock, row: int) -> bool:
-    return not _latin(block, row)
-
-
 def _meanings(run: str) -> tuple[str, ...]:
     """The English meanings of the words of a run of Chinese (「日志能保存」: log, keep, save …)."""
     words = text_analysis.content_words(text_analysis.normalize(run))
@@ -145,7 +141,7 @@ def rank(
         # only Chinese chunks its own words do not reach.
         rendered = view.bm25_scores(rendered_terms)
         for at in np.flatnonzero((bm25 <= 0) & (rendered > 0)).tolist():
-            if _chinese(block, int(rows[at])):
+            if not _latin(block, int(rows[at])):
                 bm25[at] = rendered[at]
     keyword, idents = _exact_hits(query, block, view)
     vector = vector_scores(query_vector, block, view)
