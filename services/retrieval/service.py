@@ -590,6 +590,8 @@ def _narrow(
         start, end = spans.best_span(
             doc.body, chunk.start, chunk.end, score, prior=prior_of(units_of)
         )
+        if not any(ch.isalnum() for ch in doc.body[start:end]):
+            continue  # a chunk of punctuation only (a hard cut before a full stop) says nothing
         span = _evidence(doc, chunk_id=chunk.chunk_id, start=start, end=end, rank=chunk.rank)
         if span.evidence_id not in seen:
             seen.add(span.evidence_id)

@@ -1,0 +1,65 @@
+"""Evidence always says something: a chunk the chunker left with punctuation only (a hard cut
+at its size limit just before a sentence's full stop) is never cited."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from services.bootstrap import Services
+
+
+def _document(document_id: str, body: str, language: str) -> dict:
+    return {
+        "document_id": document_id,
+        "version": 1,
+        "tenant_id": "P",
+        "doc_type": "sop",
+        "knowledge_class": "fact",
+        "status": "approved",
+        "valid_from": "2026-01-01",
+        "valid_to": None,
+        "acl": ["tenant"],
+        "language": language,
+        "title": document_id,
+        "body": body,
+        "customer_id": None,
+        "approved_by": "p.owner",
+    }
+
+
+@pytest.mark.parametrize(
+    ("body", "language", "query"),
+    [
+        # an unpunctuated run of exactly the chunk size, then its full stop
+        ("本程序适用于所有仓库作业" * 25 + "。", "zh-Hans", "仓库作业适用什么程序？"),
+        # English is cut at a word boundary: a spaced full stop is left alone
+        ("stack " * 50 + ".", "en", "How high do we stack?"),
+    ],
+)
+def test_a_chunk_of_punctuation_only_is_never_evidence(
+    services: Services, tmp_path: Path, body: str, language: str, query: str
+) -> None:
+    corpus = {
+        "schema_version": "corpus@1",
+        "tenants": [{"tenant_id": "P", "name": "Punctuation"}],
+        "users": [
+            {"user_id": "p.owner", "tenant_id": "P", "roles": ["knowledge_owner"], "grants": []}
+        ],
+        "documents": [
+            _document("LONG", body, language),
+            _document("SHORT", "Pallets are stacked three high at most.", "en"),
+        ],
+    }
+    path = tmp_path / "corpus.json"
+    path.write_text(json.dumps(corpus, ensure_ascii=False), encoding="utf-8")
+    services.importer.import_file(path)
+    services.index.sync()
+    principal = services.directory.principal("p.owner")
+    result = services.retrieval.retrieve(principal, query, k=10, as_of=date(2026, 12, 1))
+    assert result.evidence, "the other chunks are still found"
+    for item in result.evidence:
+        assert any(ch.isalnum() for ch in item.quote), item.evidence_id
