@@ -311,7 +311,7 @@ def content_terms(query: str) -> list[Term]:
         if any(s <= match.start() < e for s, e in ident_spans):
             continue
         if _CJK_RUN.fullmatch(piece):
-            for segment in _split_function_words(piece):
+            for segment in split_function_words(piece):
                 if len(segment) >= 2 and segment not in seen:
                     seen.add(segment)
                     terms.append(Term(text=segment, display=segment, kind="cjk"))
@@ -325,7 +325,8 @@ def content_terms(query: str) -> list[Term]:
     return terms
 
 
-def _split_function_words(run: str) -> list[str]:
+def split_function_words(run: str) -> list[str]:
+    """A run of Chinese cut at its function words and function characters (the pieces left)."""
     for word in function_words():
         run = run.replace(word, " ")
     pieces = "".join(" " if is_function_char(ch) else ch for ch in run)

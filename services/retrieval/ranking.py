@@ -11,7 +11,7 @@ compares the two).
 from __future__ import annotations
 
 import re
-from collections.abc import Container
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -114,6 +114,25 @@ def _latin(block: TenantBlock, row: int) -> bool:
     return text_analysis.script_of(block.matched[row]) == "latin"
 
 
+def _in_translation(
+    bm25: npt.NDArray[np.float64],
+    scores: Callable[[list[str]], npt.NDArray[np.float64]],
+    terms: list[str],
+    block: TenantBlock,
+    rows: npt.NDArray[np.int64],
+    *,
+    latin: bool,
+) -> None:
+    """BM25 by translated `terms` (in place) for the chunks of one script (English when
+    `latin`, else Chinese) that the question's own words gave no score."""
+    if not terms:
+        return
+    translated = scores(terms)
+    for at in np.flatnonzero((bm25 <= 0) & (translated > 0)).tolist():
+        if _latin(block, int(rows[at])) == latin:
+            bm25[at] = translated[at]
+
+
 def _meanings(run: str) -> tuple[str, ...]:
     """The English meanings of the words of a run of Chinese (「日志能保存」: log, keep, save …)."""
     words = text_analysis.content_words(text_analysis.normalize(run))
@@ -128,21 +147,12 @@ def rank(
     if len(rows) == 0:
         return []
     bm25 = view.bm25_scores(query.tokens)
-    if translated_terms := query.translated:
-        # The question's words in translation score only chunks written in English that its
-        # own words do not reach: a passage in the question's script is ranked by what it
-        # shares with it, not by an English word it happens to hold.
-        translated = view.bm25_scores(translated_terms)
-        for at in np.flatnonzero((bm25 <= 0) & (translated > 0)).tolist():
-            if _latin(block, int(rows[at])):
-                bm25[at] = translated[at]
-    if rendered_terms := query.rendered:
-        # And the mirror: an English question's words as Chinese procedures write them score
-        # only Chinese chunks its own words do not reach.
-        rendered = view.bm25_scores(rendered_terms)
-        for at in np.flatnonzero((bm25 <= 0) & (rendered > 0)).tolist():
-            if not _latin(block, int(rows[at])):
-                bm25[at] = rendered[at]
+    # The question's words in translation score only chunks of the other script that its own
+    # words do not reach: a passage in the question's script is ranked by what it shares with
+    # it, not by a foreign word it happens to hold. A Chinese question's meanings reach English
+    # chunks; the mirror, an English question's renderings, reaches Chinese ones.
+    _in_translation(bm25, view.bm25_scores, query.translated, block, rows, latin=True)
+    _in_translation(bm25, view.bm25_scores, query.rendered, block, rows, latin=False)
     keyword, idents = _exact_hits(query, block, view)
     vector = vector_scores(query_vector, block, view)
     keyword_ranks = _ranks(keyword, tiebreak=bm25, positive_only=True)

@@ -156,9 +156,7 @@ def _says_anything(query: str) -> bool:
     """Whether a query has a letter or a Chinese character beyond function words: a name the
     segmenter cuts into single characters (「邓飏是哪里人？」) still says what it asks about."""
     norm = text_analysis.normalize(query)
-    for word in sorted(text_analysis.function_words(), key=len, reverse=True):
-        norm = norm.replace(word, " ")
-    if any(not text_analysis.is_function_char(ch) for ch in _CJK.findall(norm)):
+    if any(map(text_analysis.split_function_words, _CJK_RUN.findall(norm))):
         return True
     latin = re.findall(r"[a-z]+", norm)
     return any(word not in text_analysis.EN_STOPWORDS for word in latin)
@@ -302,6 +300,7 @@ def _translated(term: Term, text: str, units: Container[str]) -> bool:
 
 
 _CJK = re.compile(f"[{text_analysis.CJK}]")
+_CJK_RUN = re.compile(f"[{text_analysis.CJK}]+")
 
 
 def _script(term: Term) -> str:

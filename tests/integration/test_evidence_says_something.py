@@ -3,32 +3,13 @@ at its size limit just before a sentence's full stop) is never cited."""
 
 from __future__ import annotations
 
-import json
 from datetime import date
 from pathlib import Path
 
 import pytest
 
 from services.bootstrap import Services
-
-
-def _document(document_id: str, body: str, language: str) -> dict:
-    return {
-        "document_id": document_id,
-        "version": 1,
-        "tenant_id": "P",
-        "doc_type": "sop",
-        "knowledge_class": "fact",
-        "status": "approved",
-        "valid_from": "2026-01-01",
-        "valid_to": None,
-        "acl": ["tenant"],
-        "language": language,
-        "title": document_id,
-        "body": body,
-        "customer_id": None,
-        "approved_by": "p.owner",
-    }
+from tests.support.corpus import doc, write_corpus
 
 
 @pytest.mark.parametrize(
@@ -50,13 +31,18 @@ def test_a_chunk_of_punctuation_only_is_never_evidence(
             {"user_id": "p.owner", "tenant_id": "P", "roles": ["knowledge_owner"], "grants": []}
         ],
         "documents": [
-            _document("LONG", body, language),
-            _document("SHORT", "Pallets are stacked three high at most.", "en"),
+            doc("LONG", 1, tenant_id="P", language=language, body=body, approved_by="p.owner"),
+            doc(
+                "SHORT",
+                1,
+                tenant_id="P",
+                language="en",
+                body="Pallets are stacked three high at most.",
+                approved_by="p.owner",
+            ),
         ],
     }
-    path = tmp_path / "corpus.json"
-    path.write_text(json.dumps(corpus, ensure_ascii=False), encoding="utf-8")
-    services.importer.import_file(path)
+    services.importer.import_file(write_corpus(tmp_path / "corpus.json", corpus))
     services.index.sync()
     principal = services.directory.principal("p.owner")
     result = services.retrieval.retrieve(principal, query, k=10, as_of=date(2026, 12, 1))

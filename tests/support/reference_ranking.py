@@ -50,18 +50,15 @@ def rank(
     if len(rows) == 0:
         return []
     bm25 = bm25_scores(block, view, query.tokens)
-    if query.translated:
-        translated = bm25_scores(block, view, query.translated)
+    # English chunks by the Chinese words' meanings, Chinese chunks by the English renderings
+    for terms, script in ((query.translated, "latin"), (query.rendered, "cjk")):
+        if not terms:
+            continue
+        translated = bm25_scores(block, view, terms)
         for position in range(len(rows)):
-            english = text_analysis.script_of(block.matched[int(rows[position])]) == "latin"
-            if bm25[position] <= 0 and translated[position] > 0 and english:
+            same = text_analysis.script_of(block.matched[int(rows[position])]) == script
+            if bm25[position] <= 0 and translated[position] > 0 and same:
                 bm25[position] = translated[position]
-    if query.rendered:
-        rendered = bm25_scores(block, view, query.rendered)
-        for position in range(len(rows)):
-            chinese = text_analysis.script_of(block.matched[int(rows[position])]) == "cjk"
-            if bm25[position] <= 0 and rendered[position] > 0 and chinese:
-                bm25[position] = rendered[position]
     keyword = _keyword_scores(query, block, rows)
     # The one shared step: the product itself (its float rounding depends on the BLAS call's
     # layout, which is not what the loops below decided).
