@@ -113,7 +113,7 @@ _EN_STOPWORDS_TEXT = """
     few lot lots get gets got tell please one ones use used using like still yet up down out off
     now currently current usually typically normally generally often quickly soon long ever
     never always thing things stuff
-    isn aren wasn weren don doesn didn won wouldn couldn shouldn hasn haven hadn let
+    isn aren wasn weren don doesn didn won wouldn couldn shouldn hasn haven hadn let re ve ll
     someone something anyone anything everyone everything somebody anybody nobody nothing
     say says said tell tells told ask asks asked want wants wanted give gives gave given
     get getting make makes made take takes took taken go goes going went gone come comes came

@@ -19,6 +19,10 @@ The rule (documented in README "Retrieval"):
      deviations above the mean over everything the principal may read (a statistic of the
      ranking; no similarity value is ever shown or used as a confidence). Either way the item
      is relevant across scripts only: the question's words are not looked for in its facts.
+   * the noun an interrogative determiner governs (「哪個國家」「什麼地方」, "which hours", "what
+     divisor") names the kind of answer wanted, and the answer is an instance of it (尼加拉瓜,
+     22:00–06:00, 6000) that a text states without naming its kind: it counts where the item
+     writes it and is not looked for where it does not (`answer_categories`);
    * an everyday word of the language (Zipf ≥ 4 in a general word list: services.language.
      frequency) that nothing the principal may read uses at all cannot be looked for: for an
      item the embedding singles out (two standard deviations above the mean, as across
@@ -110,9 +114,10 @@ def assess(
     # Everyday words nothing readable uses are not counted where the embedding singles an
     # item out (rule 2 of the module docstring); they stay in `missing` when nothing answers.
     comparable = [t for t in words if not _everyday_unused(t, unseen)] or words
+    kinds = answer_categories(query)
     verdicts = {
         i.evidence_ids: _relevant(
-            i, comparable if i.vector_z >= OUTLIER_Z else words, identifiers, distinctive
+            i, comparable if i.vector_z >= OUTLIER_Z else words, identifiers, distinctive, kinds
         )
         for i in items
     }
@@ -186,6 +191,31 @@ def question_terms(query: str) -> list[Term]:
     return terms
 
 
+# An interrogative determiner names the kind of answer wanted with the noun it governs:
+# 「哪個國家」「什麼地方」「什么颜色」, "which hours", "what divisor". The answer is an instance
+# (尼加拉瓜, 22:00 至 06:00, 6000), which a text may state without naming its kind.
+_ASKING_FOR_KIND_CJK = re.compile(
+    rf"(?:什么样的|什么|哪一?[个些种位家类])(?:的)?(?=[{text_analysis.CJK}])"
+)
+_ASKING_FOR_KIND_LATIN = re.compile(r"\b(?:what|which)\s+(?:kind\s+of\s+|type\s+of\s+)?([a-z]+)")
+
+
+def answer_categories(query: str) -> frozenset[str]:
+    """The words of a question (as Term.text) that say what kind of thing its answer is: the
+    noun right after an interrogative determiner (see above)."""
+    norm = text_analysis.normalize(_asking(query)[0])
+    found: set[str] = set()
+    for match in _ASKING_FOR_KIND_CJK.finditer(norm):
+        rest = norm[match.end() : match.end() + 8]
+        words = text_analysis.content_words(rest)
+        if words and rest.startswith(words[0]):
+            found.add(words[0])
+    for match in _ASKING_FOR_KIND_LATIN.finditer(norm):
+        if match.group(1) not in text_analysis.EN_STOPWORDS:
+            found.add(text_analysis.stem(match.group(1)))
+    return frozenset(found)
+
+
 def _asking(query: str) -> tuple[str, str]:
     """The sentences of a query that ask (end with a question mark) and those that tell, when
     it has both: 「本館正式開館是哪一天？要寫進館慶海報」 asks for a date; the poster is why, and
@@ -257,10 +287,16 @@ def _as_written(query: str, unit: str) -> str:
 
 
 def _relevant(
-    item: Item, words: list[Term], identifiers: list[Term], distinctive: str | None
+    item: Item,
+    words: list[Term],
+    identifiers: list[Term],
+    distinctive: str | None,
+    kinds: Container[str] = (),
 ) -> str | None:
     """ "lexical", "translated" (across scripts, by the dictionary) or "vector" when the item
-    is relevant (and how), else None."""
+    is relevant (and how), else None. `kinds`: words naming the kind of answer asked for
+    (`answer_categories`), which count where the item writes them and are not looked for
+    where it does not."""
     if not all(term_found(t, item.text, item.units) for t in identifiers):
         return None
     script = text_analysis.script_of(item.section)  # the chunks, not whichever span was cut
@@ -272,7 +308,11 @@ def _relevant(
     ):
         return None  # the question's most distinctive term is not there, nor its longer form
     # Identifiers are the same in every language; words only in their own script.
-    checkable = identifiers + [t for t in words if _script(t) == script]
+    checkable = identifiers + [
+        t
+        for t in words
+        if _script(t) == script and (t.text not in kinds or term_found(t, item.text, item.units))
+    ]
     if checkable:
         found = sum(term_found(t, item.text, item.units) for t in checkable)
         return "lexical" if found * 2 > len(checkable) else None

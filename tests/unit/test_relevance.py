@@ -378,3 +378,45 @@ def test_a_word_the_segmenter_joined_but_its_dictionary_lacks_is_a_question_term
     from services.retrieval.ranking import QueryAnalysis
 
     assert word not in QueryAnalysis.of(query).names
+
+
+@pytest.mark.parametrize(
+    ("query", "body", "kind"),
+    [
+        # CMRC 2018: the answer is a country, 国家 is what kind of answer is wanted
+        ("马纳瓜是哪个国家的首都？", "马纳瓜是尼加拉瓜的首都和最大城市。", "国家"),
+        ("清崇陵在什么地方？", "清崇陵位于河北省易县清西陵内，是光绪皇帝的陵墓。", "地方"),
+        # freight forwarding (English): the divisor is the 6000 the rule states
+        (
+            "What divisor do we use to work out volume weight on air freight?",
+            "Air freight: volumetric weight = L x W x H (cm) / 6000 per piece, rounded up.",
+            "divisor",
+        ),
+    ],
+)
+def test_the_kind_of_answer_asked_for_need_not_be_written(query, body, kind) -> None:
+    """「哪個國家」「什麼地方」"what divisor": the noun an interrogative determiner governs names
+    the answer's kind; the answer (尼加拉瓜, 6000) is stated without it."""
+    from services.retrieval.relevance import answer_categories
+
+    assert kind in {text.stem(k) for k in answer_categories(query)}
+    assert kind not in text.normalize(body)
+    assert assess(query, [item(body)]).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "body"),
+    [
+        # CMRC 2018: the country is named, but not the capital asked about
+        ("马纳瓜是哪个国家的首都？", "尼加拉瓜是中美洲面积最大的国家。"),
+        # IT service desk (English): which hours, but the text is about another window
+        (
+            "On a normal weekday, between which hours may we run production changes?",
+            "Backups of production databases run nightly; the hours are logged.",
+        ),
+    ],
+)
+def test_the_kind_of_answer_counts_where_it_is_written(query, body) -> None:
+    """Written, the kind word counts like any other: it does not make a text about something
+    else the answer."""
+    assert not assess(query, [item(body)]).sufficient

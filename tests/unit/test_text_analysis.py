@@ -98,6 +98,27 @@ def test_content_terms_of_an_english_question_are_its_content_words() -> None:
     assert terms == ["handheld", text.stem("gauges"), text.stem("calibration")]
 
 
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        # freight forwarding (blind-freight), HR (blind-hrlegal), IT service desk (blind-itdesk)
+        (
+            "If we lose a pallet, what's the most we're liable for under our standard terms?",
+            ["lose", "pallet", "liable", "standard", "terms"],
+        ),
+        (
+            "I'll be staying in Hsinchu City for the Huayang job.",
+            ["staying", "hsinchu", "city", "huayang", "job"],
+        ),
+        ("I've been with the company for four years.", ["company", "four", "years"]),
+        ("How many days before we're forced to change it?", ["days", "forced", "change"]),
+    ],
+)
+def test_what_is_left_of_an_english_contraction_is_not_a_word(question, words) -> None:
+    """we're, I've, we'll: the tokenizer splits at the apostrophe; re, ve, ll are not topics."""
+    assert [t.display for t in text.content_terms(question)] == words
+
+
 def test_a_cjk_term_is_found_by_the_characters_its_bigrams_cover() -> None:
     term = next(t for t in text.content_terms("交期延長") if t.kind == "cjk")
     units = text.unit_set(text.normalize("新版：標準交期 15 日"))
