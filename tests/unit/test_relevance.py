@@ -51,6 +51,20 @@ def test_question_terms_are_the_segmenter_s_words(query: str, terms: set[str]) -
     assert not any(len(t) > 4 for t in found)
 
 
+@pytest.mark.parametrize(
+    ("query", "kept"),
+    [
+        # pharma QA (Simplified), electronics distributor (Traditional), CMRC 2018: 谁/誰 is an
+        # interrogative like 哪 and 几, not half of a word (单谁, 找谁签, 谁命)
+        ("陈经理休假的话，成品放行单谁可以代签？", {"陈经理", "休假", "成品", "放行", "代签"}),
+        ("價格表最低那一階再往下讓 5%，要找誰簽？", {"价格表", "最低", "往下"}),
+        ("隐面龙这个名字是谁命的？", {"隐面", "名字"}),
+    ],
+)
+def test_who_is_a_question_word_not_part_of_a_term(query: str, kept: set[str]) -> None:
+    assert {t.text for t in question_terms(query)} == kept
+
+
 def test_a_question_in_its_own_words_is_answered_by_the_rule_that_states_it() -> None:
     # Four of the question's seven words are in the SOP (交齊, 審完, 最晚 are how people ask);
     # the runs between function characters found only two of five.
