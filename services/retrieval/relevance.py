@@ -308,14 +308,15 @@ def _relevant(
     ):
         return None  # the question's most distinctive term is not there, nor its longer form
     # Identifiers are the same in every language; words only in their own script.
-    checkable = identifiers + [
-        t
-        for t in words
-        if _script(t) == script and (t.text not in kinds or term_found(t, item.text, item.units))
+    checkable = identifiers + [t for t in words if _script(t) == script]
+    # A word naming the kind of answer leaves the count where the item does not write it.
+    counted = [
+        hit
+        for t in checkable
+        if (hit := term_found(t, item.text, item.units)) or t.text not in kinds
     ]
-    if checkable:
-        found = sum(term_found(t, item.text, item.units) for t in checkable)
-        return "lexical" if found * 2 > len(checkable) else None
+    if counted:
+        return "lexical" if sum(counted) * 2 > len(counted) else None
     # Across scripts, the words are compared by their translations in a general dictionary,
     # or as written where the item keeps them in the question's language (reel, DC).
     found = sum(
