@@ -175,9 +175,14 @@ def tokens(text: str) -> list[str]:
     Function words (English stopwords, CJK particles as unigrams) are left out: in a mixed
     corpus they would make every same-language chunk look like a lexical match.
     """
+    return tokens_in(normalize(text))
+
+
+def tokens_in(normalized: str) -> list[str]:
+    """`tokens` of a text already normalised (a block's rows are, once, for every index)."""
     out: list[str] = []
     function_chars = _function_chars()
-    for piece in _TOKEN_OR_CJK.findall(normalize(text)):
+    for piece in _TOKEN_OR_CJK.findall(normalized):
         if piece[0] > "\u3000":  # CJK runs never mix with Latin in one match
             out.extend(ch for ch in piece if ch not in function_chars)
             out.extend(piece[i : i + 2] for i in range(len(piece) - 1))

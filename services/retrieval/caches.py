@@ -239,7 +239,7 @@ class TenantBlock:
             self.object_bytes += _row_bytes(payload, normalized)
         self.texts, self.titles, self.hashes, self.matched = texts, titles, hashes, matched_rows
         # BM25 tokens of title + text, as the views were indexed with (tokens_of).
-        self.lexicon.add(matched, [text_analysis.tokens(f"{p.title}\n{p.text}") for p in fresh])
+        self.lexicon.add(matched, [text_analysis.tokens_in(text) for text in matched])
         rows = np.vstack([p.vector for p in fresh]).astype(np.float32)
         self.matrix = rows if self.matrix.size == 0 else np.vstack([self.matrix, rows])
 

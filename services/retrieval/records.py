@@ -1,4 +1,4 @@
-"""What one indexed chunk carries: ids, offsets and the governance metadata Chroma stores."""
+"""What one indexed chunk carries: ids, offsets and the little metadata Chroma stores."""
 
 from __future__ import annotations
 
@@ -14,15 +14,18 @@ from sqlalchemy.orm import Session
 
 from services.contracts.corpus import DocStatus
 from services.db.models import DocumentVersion
-from services.retrieval.chunker import CHUNKER_VERSION, Chunk, chunk_text
+from services.retrieval.chunker import Chunk, chunk_text
 from services.retrieval.embedders import Embedder
 
-OPEN_END = 99991231  # valid_to of an open-ended version, as an integer Chroma can compare
 COLLECTION_PREFIX = "md-"
-# What Chroma stores per chunk. Texts are not stored there (SQL holds them; Chroma's full-text
-# index would cost more than the vectors), and the signature covers every field a re-import can
-# change, including the title that is part of the embedded text.
-DOC_META_FIELDS = ("content_hash", "status", "valid_from", "valid_to", "acl", "signature")
+# What Chroma stores per chunk is what the product reads back or filters on there, and no more:
+# the ids purge filters on, the content hash and index version verification compares, and the
+# signature a sync's drift check compares (it covers every field a re-import can change, the
+# title that is part of the embedded text included). Governance (status, validity, ACL) is
+# decided in SQL and never read from Chroma, and every key Chroma indexes costs ingest time.
+# Texts are not stored there either (SQL holds them; Chroma's full-text index would cost more
+# than the vectors).
+DOC_META_FIELDS = ("content_hash", "signature")
 
 
 @dataclass(frozen=True)
@@ -53,11 +56,6 @@ class IndexedDocument:
             "document_id": self.document_id,
             "document_version": self.version,
             "content_hash": self.content_hash,
-            "status": self.status,
-            "valid_from": _day(self.valid_from),
-            "valid_to": _day(self.valid_to) if self.valid_to else OPEN_END,
-            "customer_id": self.customer_id,
-            "acl": sorted(self.acl),
             "signature": self.signature,
         }
 
@@ -89,15 +87,9 @@ class ChunkRecord:
         # The title gives a short chunk its context (which SOP, which customer) for both signals.
         return f"{self.document.title}\n{self.chunk.text}"
 
-    def metadata(self, *, index_version: str, embedder: Embedder) -> dict[str, Any]:
-        return {
-            **self.document.metadata(),
-            "chunk_id": self.chunk_id,
-            "embedding_model": embedder.name,
-            "dimension": embedder.dimension,
-            "chunker_version": CHUNKER_VERSION,
-            "index_version": index_version,
-        }
+    def metadata(self, *, index_version: str) -> dict[str, Any]:
+        # The chunk id is the record's id; model, dimension and chunker are the collection's.
+        return {**self.document.metadata(), "index_version": index_version}
 
 
 # The chunk-id grammar is `TENANT/DOCUMENT@VERSION#ORDINAL`. Its separators (and `%`, the
@@ -177,7 +169,3 @@ def collection_name(embedder: Embedder, index_version: str) -> str:
 
 def space_key(embedder: Embedder) -> str:
     return f"{embedder.name}/{embedder.dimension}"[:40]
-
-
-def _day(value: date) -> int:
-    return value.year * 10000 + value.month * 100 + value.day

@@ -96,9 +96,7 @@ class ChunkWriter:
             collection,
             ids=ids,
             embeddings=vectors,
-            metadatas=[
-                r.metadata(index_version=version_id, embedder=self._embedder) for r in batch
-            ],
+            metadatas=[r.metadata(index_version=version_id) for r in batch],
         )
         written.extend(ids)
         with self._db.write() as session:

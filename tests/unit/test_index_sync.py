@@ -10,6 +10,7 @@ from services import bootstrap
 from services.bootstrap import Services
 from services.core.clock import FakeClock
 from services.retrieval.embedders import HashingEmbedder
+from services.retrieval.records import indexable_documents
 from services.settings import Settings
 from tests.support.corpus import corpus_dict, doc, write_corpus
 from tests.support.ids import SequentialIds
@@ -19,23 +20,42 @@ from tests.support.vectors import InMemoryVectorStore
 __all__ = ["fake_services", "fake_store"]
 
 
-def test_an_acl_change_by_reimport_updates_the_vector_metadata(
+def test_an_acl_change_by_reimport_re_signs_the_vectors(
     fake_services: Services, fake_store: InMemoryVectorStore, tmp_path: Path
 ) -> None:
     load(fake_services, tmp_path)
+    active = fake_services.index.active()
+    assert active is not None
+
+    def signatures() -> set[str]:
+        return {
+            meta["signature"]
+            for _id, (_v, meta) in fake_store.data[active.collection].items()
+            if meta["document_id"] == "SOP-LEADTIME" and meta["document_version"] == 2
+        }
+
+    before = signatures()
     corpus = corpus_dict()
     for document in corpus["documents"]:
         if document["document_id"] == "SOP-LEADTIME" and document["version"] == 2:
             document["acl"] = ["role:engineer"]
     load(fake_services, tmp_path, corpus)
-    active = fake_services.index.active()
-    assert active is not None
-    acls = {
-        tuple(meta["acl"])
-        for _id, (_v, meta) in fake_store.data[active.collection].items()
-        if meta["document_id"] == "SOP-LEADTIME"
-    }
-    assert acls == {("role:engineer",)}
+    with fake_services.db.read() as session:
+        now = {d.key: d.signature for d in indexable_documents(session)}
+    # One signature per version, the new ACL's; governance itself is never stored in Chroma.
+    assert signatures() == {now[("SOP-LEADTIME", 2)]} != before
+    assert all(
+        set(meta)
+        == {
+            "tenant_id",
+            "document_id",
+            "document_version",
+            "content_hash",
+            "signature",
+            "index_version",
+        }
+        for _v, meta in fake_store.data[active.collection].values()
+    )
     sales = fake_services.retrieval.retrieve(who(fake_services, "a.sales"), "標準交期", as_of=AS_OF)
     assert all(e.document_id != "SOP-LEADTIME" for e in sales.evidence)
     engineer = fake_services.retrieval.retrieve(
