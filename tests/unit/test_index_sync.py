@@ -64,6 +64,49 @@ def test_an_acl_change_by_reimport_re_signs_the_vectors(
     assert engineer.evidence[0].ref == "SOP-LEADTIME@2"
 
 
+def test_vectors_written_with_the_earlier_fuller_metadata_are_not_re_embedded(
+    fake_services: Services, fake_store: InMemoryVectorStore, tmp_path: Path
+) -> None:
+    """An index written before Chroma kept six keys (status, validity, ACL, model, ... were
+    stored too) has the same content hash and signature: a sync leaves it as it is."""
+    load(fake_services, tmp_path)
+    active = fake_services.index.active()
+    assert active is not None
+    held = fake_store.data[active.collection]
+    ids = sorted(held)
+    fake_store.update_metadata(
+        active.collection,
+        ids=ids,
+        metadatas=[
+            {
+                **held[i][1],
+                "status": "approved",
+                "acl": ["tenant"],
+                "valid_to": 99991231,
+                "chunk_id": i,
+                "embedding_model": "hashing",
+                "chunker_version": "old",
+            }
+            for i in ids
+        ],
+    )
+    report = fake_services.index.sync()
+    assert (report.documents_added, report.metadata_updated, report.chunks_added) == ([], [], 0)
+    corpus = corpus_dict()
+    for document in corpus["documents"]:
+        if document["document_id"] == "SOP-LEADTIME" and document["version"] == 2:
+            document["acl"] = ["role:engineer"]
+    load(fake_services, tmp_path, corpus)  # a real change is still seen, by its signature
+    assert fake_services.index.health().ok
+    with fake_services.db.read() as session:
+        now = {d.key: d.signature for d in indexable_documents(session)}
+    assert {
+        meta["signature"]
+        for meta in (m for _v, m in fake_store.data[active.collection].values())
+        if meta["document_id"] == "SOP-LEADTIME" and meta["document_version"] == 2
+    } == {now[("SOP-LEADTIME", 2)]}
+
+
 def test_a_change_made_by_another_process_is_seen_on_the_next_query(
     fake_services: Services, fake_store: InMemoryVectorStore, tmp_path: Path, sqlite_url: str
 ) -> None:
