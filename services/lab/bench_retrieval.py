@@ -301,10 +301,16 @@ def ingest(settings: Settings, *, chunks: int, rounds: int = 3) -> dict[str, Any
         "ingest_efficiency_wall": round(
             med(r.wall / f.wall for r, f in zip(raw, full, strict=True)), 3
         ),
+        # What the index adds to the model, per chunk: the model's own spread from round to
+        # round can be wider than this on a busy host, and then the ratio above cannot show it.
+        "overhead_cpu_ms_per_chunk": round(
+            med((f.cpu - r.cpu) / indexed for r, f in zip(raw, full, strict=True)) * 1000, 3
+        ),
         "peak_rss_mb": _peak_rss_mb(),
         "notes": "ingest = read SQL + chunk + embed + Chroma/SQL writes + verify + switch + drop "
         "previous; *_per_s on wall time, *_per_cpu_s on process CPU time; ingest_efficiency = "
-        "median over rounds of embed CPU s / ingest CPU s (ingest_efficiency_wall: same on wall)",
+        "median over rounds of embed CPU s / ingest CPU s (ingest_efficiency_wall: same on wall); "
+        "overhead_cpu_ms_per_chunk = median over rounds of (ingest - embed) CPU per chunk",
     }
 
 

@@ -28,3 +28,13 @@ def test_the_curve_reports_every_size_with_its_baseline(tmp_path):
         assert point["forbidden_hits"] == 0 and point["baseline_forbidden_hits"] == 0
         assert point["baseline_p95_ms"] > 0 and point["governed_p95_ms"] > 0
         assert point["cache_bytes_per_chunk"] > 0
+
+
+def test_ingest_reports_the_model_and_the_rebuild_over_the_same_chunks(tmp_path):
+    result = bench_retrieval.ingest(Settings(home=tmp_path), chunks=40, rounds=1)
+    assert result["chunks"] >= 40 and result["rounds"] == 1
+    assert result["embedder"] == "use-multilingual-v3"
+    assert result["embedder_chunks_per_s"] > 0 and result["ingest_chunks_per_s"] > 0
+    # A rebuild embeds the same texts and does more besides: it cannot cost less CPU.
+    assert 0 < result["ingest_efficiency"] < 1
+    assert result["overhead_cpu_ms_per_chunk"] > 0
