@@ -554,8 +554,9 @@ def _label_for_baseline(services: Any, index_version: str, collection: str) -> N
                 IndexChunk.version,
             ).where(IndexChunk.index_version == index_version)
         ).all()
+    ids = [row[0] for row in rows]
     store = services.index.store
-    held = {r.id: r.metadata for r in store.get(collection, ids=[row[0] for row in rows])}
+    held = {r.id: r.metadata for r in store.get(collection, ids=ids)}
     labels = []
     for chunk_id, tenant_id, document_id, version in rows:
         document = documents[(tenant_id, document_id, version)]
@@ -568,7 +569,7 @@ def _label_for_baseline(services: Any, index_version: str, collection: str) -> N
                 "acl": sorted(document.acl),
             }
         )
-    store.update_metadata(collection, ids=[row[0] for row in rows], metadatas=labels)
+    store.update_metadata(collection, ids=ids, metadatas=labels)
 
 
 _OPEN_END = 99991231  # valid_to of an open-ended version, as an integer Chroma can compare

@@ -20,30 +20,35 @@ from tests.support.vectors import InMemoryVectorStore
 __all__ = ["fake_services", "fake_store"]
 
 
+def _restrict_leadtime(services: Services, tmp_path: Path) -> str:
+    """Re-import with SOP-LEADTIME@2 readable by engineers only; its signature in SQL after."""
+    corpus = corpus_dict()
+    for document in corpus["documents"]:
+        if document["document_id"] == "SOP-LEADTIME" and document["version"] == 2:
+            document["acl"] = ["role:engineer"]
+    load(services, tmp_path, corpus)
+    with services.db.read() as session:
+        return {d.key: d.signature for d in indexable_documents(session)}[("SOP-LEADTIME", 2)]
+
+
+def _leadtime_signatures(store: InMemoryVectorStore, collection: str) -> set[str]:
+    return {
+        meta["signature"]
+        for _v, meta in store.data[collection].values()
+        if meta["document_id"] == "SOP-LEADTIME" and meta["document_version"] == 2
+    }
+
+
 def test_an_acl_change_by_reimport_re_signs_the_vectors(
     fake_services: Services, fake_store: InMemoryVectorStore, tmp_path: Path
 ) -> None:
     load(fake_services, tmp_path)
     active = fake_services.index.active()
     assert active is not None
-
-    def signatures() -> set[str]:
-        return {
-            meta["signature"]
-            for _id, (_v, meta) in fake_store.data[active.collection].items()
-            if meta["document_id"] == "SOP-LEADTIME" and meta["document_version"] == 2
-        }
-
-    before = signatures()
-    corpus = corpus_dict()
-    for document in corpus["documents"]:
-        if document["document_id"] == "SOP-LEADTIME" and document["version"] == 2:
-            document["acl"] = ["role:engineer"]
-    load(fake_services, tmp_path, corpus)
-    with fake_services.db.read() as session:
-        now = {d.key: d.signature for d in indexable_documents(session)}
+    before = _leadtime_signatures(fake_store, active.collection)
+    now = _restrict_leadtime(fake_services, tmp_path)
     # One signature per version, the new ACL's; governance itself is never stored in Chroma.
-    assert signatures() == {now[("SOP-LEADTIME", 2)]} != before
+    assert _leadtime_signatures(fake_store, active.collection) == {now} != before
     assert all(
         set(meta)
         == {
@@ -92,19 +97,11 @@ def test_vectors_written_with_the_earlier_fuller_metadata_are_not_re_embedded(
     )
     report = fake_services.index.sync()
     assert (report.documents_added, report.metadata_updated, report.chunks_added) == ([], [], 0)
-    corpus = corpus_dict()
-    for document in corpus["documents"]:
-        if document["document_id"] == "SOP-LEADTIME" and document["version"] == 2:
-            document["acl"] = ["role:engineer"]
-    load(fake_services, tmp_path, corpus)  # a real change is still seen, by its signature
+    now = _restrict_leadtime(
+        fake_services, tmp_path
+    )  # a real change is still seen, by its signature
     assert fake_services.index.health().ok
-    with fake_services.db.read() as session:
-        now = {d.key: d.signature for d in indexable_documents(session)}
-    assert {
-        meta["signature"]
-        for meta in (m for _v, m in fake_store.data[active.collection].values())
-        if meta["document_id"] == "SOP-LEADTIME" and meta["document_version"] == 2
-    } == {now[("SOP-LEADTIME", 2)]}
+    assert _leadtime_signatures(fake_store, active.collection) == {now}
 
 
 def test_a_change_made_by_another_process_is_seen_on_the_next_query(
