@@ -341,7 +341,8 @@ def _search(
     if key in glossary.GLOSSARY:
         return Search(need=need, variants=_variants(need.query, key) if chinese else ())
     # A field the glossary does not know: the task's own words for it (services.agents.wording).
-    words = wording.words_for(key, chinese=chinese)
+    others = [item for item in state.pending if item != key]
+    words = wording.words_for(key, chinese=chinese, others=others)
     return Search(
         need=need.model_copy(update={"query": words.name}),
         by_name=words.name,

@@ -84,23 +84,26 @@ class TaskWording:
         )
         self._texts = [*supplement, *documents]
 
-    def about(self, key: str) -> list[Phrase]:
+    def about(self, key: str, others: Sequence[str] = ()) -> list[Phrase]:
         """The phrases about `key`: those naming it, most similar first; else the one phrase
-        the embedding ranks first (none without an embedder)."""
+        the embedding ranks first (none without an embedder) among those it does not rank
+        closer to one of the `others` (the task's other open items: 「要谁审批」 is the
+        approver's phrase, not a freeze check's, whichever the embedding ranks first for it)."""
         named = [p for p in self.phrases if names(p.text, key)]
         if named:
             return self._ranked(key, named)
         if self._similarity is None:
             return []
-        return self._ranked(key, self.phrases)[:1]
+        ranked = self._ranked(key, self.phrases)
+        return [p for p in ranked if not self.closer_to_pending(p.text, others, key)][:1]
 
-    def words_for(self, key: str, *, chinese: bool) -> SearchWords:
+    def words_for(self, key: str, *, chinese: bool, others: Sequence[str] = ()) -> SearchWords:
         """How to search for an item the glossary does not know (see SearchWords): in a task
         written in another script than its name, a phrase of the task's naming it is kept
         ready (CAPA in 「CAPA由QA跟踪至关闭」, DHT in 「脏设备保持时间（DHT）」), else its name
         in the task's own words (`_translated`), else the embedding's pick of its phrases."""
         name = respell(glossary.humanize(key), self._texts)
-        about = self.about(key)
+        about = self.about(key, others)
         named = [p for p in about if names(p.text, key)]
         foreign = chinese and text_analysis.script_of(name) == "latin"
         if foreign:
@@ -136,9 +139,10 @@ class TaskWording:
         return " ".join(dict.fromkeys([*parts, *identifiers]))
 
     def closer_to_pending(self, phrase: str, pending: Sequence[str], topic: str) -> bool:
-        """Whether a phrase of the supplement that names `topic` is about a pending item
-        instead: it names one of them, or the embedding ranks one of them above the topic
-        ("tell me what paperwork" is about the pending DG documentation, not a finish)."""
+        """Whether a phrase of the task's that names `topic`, or that the embedding picks for it,
+        is about a pending item instead: it names one of them, or the embedding ranks one of
+        them above the topic ("tell me what paperwork" is about the pending DG documentation,
+        not a finish)."""
         if any(names(phrase, item) for item in pending):
             return True
         if self._similarity is None or not pending:

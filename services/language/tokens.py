@@ -449,6 +449,9 @@ def _strip_function_chars(word: str) -> str:
 Tagged = tuple[tuple[str, str], ...]  # (word, part-of-speech flag) pairs, as jieba tags them
 
 
+_A_NOT_A = re.compile(f"([{CJK}])[不没]\\1")
+
+
 def content_words(
     normalized: str, remember: Callable[[str, Callable[[str], Tagged]], Tagged] | None = None
 ) -> list[str]:
@@ -462,6 +465,9 @@ def content_words(
     segmenter()
     jieba.posseg.dt.makesure_userdict_loaded()
     words: dict[str, None] = {}
+    # 「會不會」「要不要」「是不是」「有沒有」: a verb asked as yes-or-no is how the question asks,
+    # not what it is about (the segmenter would keep 「不會」 or 「是不是」 as a word).
+    normalized = _A_NOT_A.sub(" ", normalized)
     for block in _JIEBA_BLOCK.findall(normalized):
         for piece, flag in _tagged(block, remember or _call):
             word = piece.strip()

@@ -27,6 +27,7 @@ from services.retrieval.facts import (
     extract_facts,
     same_attribute,
 )
+from services.retrieval.moments import MOMENTS
 from services.retrieval.ranking import Candidate
 from services.retrieval.types import Conflict, ConflictValue, Evidence
 
@@ -214,7 +215,8 @@ def _conflict(side: list[_Stated]) -> Conflict:
         values.setdefault(
             (s.evidence.document_id, s.fact.value),
             ConflictValue(
-                value=f"{s.fact.value} {s.fact.unit}",
+                # a date or a time of day shows as itself (12-24~01-03), without its measure
+                value=s.fact.value if s.fact.unit in MOMENTS else f"{s.fact.value} {s.fact.unit}",
                 evidence_id=s.evidence.evidence_id,
                 document_id=s.evidence.document_id,
                 version=s.evidence.version,

@@ -21,6 +21,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from services.language import tokens as text_analysis
+from services.retrieval import moments
 
 MIN_SHARED_CJK_SUFFIX = 4
 
@@ -182,7 +183,57 @@ def extract_facts(text: str) -> list[Fact]:
                 cjk=bool(_CJK_CHAR.search(attribute)),
             )
         )
-    return facts
+    return facts + _dated_facts(norm, dated)
+
+
+def _dated_facts(norm: str, dated: str) -> list[Fact]:
+    """Periods between two dates, and times of day, that end their clause, said of the phrase
+    before them or, when that names nothing specific (「每年」, "Monday-Friday"), of the label
+    their line gives them: 「年末封网：每年 12 月 24 日 00:00 至次年 1 月 3 日 24:00」 →
+    (年末封网, date) = 12-24~01-03. A single date is left out: a label before one is mostly
+    the document's own date (「報價日期」「生效日期」, "Issued"), which each document has its own
+    of."""
+    found = []
+    stated = moments.moments(norm, normalized=True)
+    for moment in stated:  # no other time is part of what one is said of
+        dated = f"{dated[: moment.start]}{'#' * (moment.end - moment.start)}{dated[moment.end :]}"
+    for moment in stated:
+        if moment.measure == moments.DATE and len(moment.value) == 1:
+            continue  # a lone date is mostly the document's own (「報價日期」, "Issued")
+        if not _STATEMENT_END.match(norm, moment.end):
+            continue
+        attribute = _attribute(dated, moment.start)
+        if not _specific(attribute):
+            attribute = _label_of(dated, moment.start)
+        if not _specific(attribute):
+            continue
+        found.append(
+            Fact(
+                attribute=attribute,
+                unit=moment.measure,
+                value=moment.canonical,
+                start=moment.start,
+                end=moment.end,
+                cjk=bool(_CJK_CHAR.search(attribute)),
+            )
+        )
+    return found
+
+
+def _label_of(masked: str, position: int) -> str:
+    """The label before the colon that opens the clause holding `position`, if one does."""
+    clause_start = 0
+    for match in _CLAUSE_END.finditer(masked, 0, position):
+        clause_start = match.end()
+    if clause_start == 0 or masked[clause_start - 1] not in ":：":
+        return ""
+    label_start = 0
+    for match in _CLAUSE_END.finditer(masked, 0, clause_start - 1):
+        label_start = match.end()
+    return _clean(_BULLET.sub("", masked[label_start : clause_start - 1]))
+
+
+_BULLET = re.compile(r"^\s*[-–—•·*]+\s*")
 
 
 def same_attribute(a: Fact, b: Fact) -> bool:
@@ -241,7 +292,7 @@ def _attribute(masked: str, position: int, *, frame_only: bool = False) -> str:
         label_start = 0
         for match in _CLAUSE_END.finditer(masked, 0, clause_start - 1):
             label_start = match.end()
-        phrase = _clean(masked[label_start : clause_start - 1])
+        phrase = _clean(_BULLET.sub("", masked[label_start : clause_start - 1]))
     return phrase
 
 

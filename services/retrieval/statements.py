@@ -37,7 +37,7 @@ from services.contracts.evidence_id import evidence_id_for
 from services.language import answer_types
 from services.language import tokens as text_analysis
 from services.language.frequency import NAME_ZIPF, informativeness, zipf
-from services.retrieval import facts, spans
+from services.retrieval import facts, moments, spans
 from services.retrieval.answerability import QueryProfile, present
 from services.retrieval.caches import TextAnalyses
 from services.retrieval.eligibility import ChunkRow, Verified
@@ -234,12 +234,19 @@ class _Reading:
         return self.analyses.get(chunk_id, "quantities", clause, _quantities)
 
     def asked_of(self, found: tuple[Quantity, ...]) -> tuple[Quantity, ...]:
-        """The quantities of the measures the question asks for (all, when it asks for none)."""
+        """The quantities of the measures the question asks for (all, when it asks for none);
+        dates and times of day only when it asks for a date or a time: a passage's dates are
+        mostly when its story happened, not what a question about something else asks."""
+        asks_when = answer_types.DATE in self.profile.asked
         return tuple(
             q
             for q in found
-            # money is one measure per currency ("money:gbp"): the family is what is asked for
-            if self.measures is None or q.measure.split(":")[0] in self.measures
+            if (
+                asks_when
+                if q.measure in moments.MOMENTS
+                # money is one measure per currency ("money:gbp"): the family is what is asked
+                else self.measures is None or q.measure.split(":")[0] in self.measures
+            )
         )
 
     def words(self, chunk_id: str, normalized: str) -> tuple[str, ...]:
@@ -860,8 +867,18 @@ def _spelled_out(context: str, spelled: dict[str, str]) -> str:
 
 
 def quantities_in(text: str) -> list[Quantity]:
-    """Every quantity with a unit in `text` (dates and the digits of identifiers are not)."""
-    found = []
+    """Every quantity with a unit in `text` (the digits of identifiers are not), and every date
+    and time of day it states (services.retrieval.moments), each a measure of its own."""
+    found = [
+        # a range is one value: its start and end in one number (month-days and minutes of the
+        # day are both below 10,000)
+        Quantity(
+            m.measure,
+            float(m.value[0] * 10_000 + m.value[1] if len(m.value) == 2 else m.value[0]),
+            m.shown,
+        )
+        for m in moments.moments(text)
+    ]
     for value, unit in facts.quantities(text):
         amount = _amount(value)
         if amount is None:

@@ -131,3 +131,41 @@ def test_what_does_not_conflict(left: str, right: str) -> None:
 def test_quantity_units_lists_every_kind_of_amount_stated() -> None:
     units = quantity_units("單價：NT$ 86.5／件，交期：12 日，交貨日期 2026-05-08，毛重 500 kg。")
     assert {"TWD", "day", "date", "kg"} <= units
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "unit"),
+    [
+        # itdesk (Simplified): the change SOP's year-end freeze and the 2026 calendar's
+        (
+            "- 年末封网：每年 12 月 24 日 00:00 至次年 1 月 3 日 24:00。",
+            "- 年末封网：2026 年 12 月 20 日 00:00 至 2027 年 1 月 3 日 24:00。",
+            "date",
+        ),
+        # chatlog (English): two versions of a delivery procedure's morning window
+        (
+            "1. Delivery windows: Monday to Friday, morning window 8:00-12:00.",
+            "1. Delivery windows. Monday to Friday: morning window 7:00-11:00.",
+            "clock",
+        ),
+    ],
+)
+def test_a_period_or_a_time_of_day_is_a_fact_that_can_conflict(left, right, unit) -> None:
+    (a,), (b,) = extract_facts(left), extract_facts(right)
+    assert (a.unit, b.unit) == (unit, unit)
+    assert a.attribute == b.attribute and a.value != b.value
+    assert conflicting(a, b)
+    assert not conflicting(a, extract_facts(left)[0])  # the same period agrees with itself
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "報價日期：2025-06-12。",  # demo: a quote's own date, which every quote has its own of
+        "版本：01　生效日期：2026-03-01",  # pharma: an SOP's effective date
+        "13:50 Jolene: Receiving hours changed this fall.",  # chatlog: a log's timestamp
+        "Term: August 1, 2026 to July 31, 2027.",  # chatlog: "term" alone names nothing specific
+    ],
+)
+def test_a_documents_own_date_a_timestamp_or_a_vague_label_is_no_fact(sentence: str) -> None:
+    assert [f for f in extract_facts(sentence) if f.unit in ("date", "clock")] == []

@@ -261,3 +261,39 @@ def test_a_code_in_the_phrase_that_writes_the_name_in_chinese_narrows_the_search
     assert words.phrase is not None and code.lower() in words.phrase.lower().split()
     if other is not None:
         assert other.lower() not in f"{words.name} {words.phrase}".lower()
+
+
+@pytest.mark.parametrize(
+    ("supplement", "key", "other", "theirs", "ours"),
+    [
+        # itdesk: a change request asking two things, a freeze check and who approves
+        (
+            "帮我确认这个时间会不会撞上封网、要谁审批，起草一个内部回复草稿。",
+            "freeze_check",
+            "approver",
+            "要谁审批",
+            "帮我确认这个时间会不会撞上封网",
+        ),
+        # museum: a move asking for the crew and for the packing, each in its own clause
+        (
+            "請列出搬運要幾個人，包裝材料用哪一種。",
+            "crew_size",
+            "packing_material",
+            "包裝材料用哪一種",
+            "請列出搬運要幾個人",
+        ),
+    ],
+)
+def test_the_embeddings_pick_is_not_a_phrase_it_ranks_closer_to_another_open_item(
+    supplement, key, other, theirs, ours
+):
+    # The embedder ranks the other item's phrase first for this item too, but closer still
+    # to that other item: it is that item's phrase, and this item gets its own.
+    name, other_name = key.replace("_", " "), other.replace("_", " ")
+    similarity = TableSimilarity(
+        {(name, theirs): 0.5, (name, ours): 0.4, (other_name, theirs): 0.8}
+    )
+    wording = TaskWording(clauses(supplement), [], similarity)
+    assert wording.words_for(key, chinese=True).pick == theirs  # nothing else is open
+    picked = wording.words_for(key, chinese=True, others=[other])
+    assert picked.pick == ours

@@ -146,6 +146,23 @@ def test_particles_the_segmenter_glued_to_a_word_are_not_topics(question, kept, 
 
 
 @pytest.mark.parametrize(
+    ("question", "kept", "dropped"),
+    [
+        # itdesk (Simplified), hrlegal and distributor (Traditional), museum (Traditional)
+        ("帮我确认这个时间会不会撞上封网", {"确认", "时间"}, {"不会", "会不会"}),
+        ("公司是不是有生日假？", {"公司"}, {"是不是"}),
+        ("這顆料還在不在保固內？", {"保固"}, {"不在"}),
+        ("搬瓷碗要不要戴手套？", {"手套"}, {"不要", "要不要"}),
+        ("他们能不能今天到货", {"到货"}, {"不能"}),
+    ],
+)
+def test_a_verb_asked_as_yes_or_no_is_not_a_topic(question, kept, dropped):
+    words = set(text.content_words(text.normalize(question)))
+    assert kept <= words
+    assert not dropped & words
+
+
+@pytest.mark.parametrize(
     ("question", "name"),
     [
         ("额亦都是哪个国家的开国大臣？", "额亦"),  # an encyclopedia question (CMRC 2018)
