@@ -1,8 +1,10 @@
 """Authoritative evidence that disagrees on one fact, put side by side (rule: see facts.py).
 
 Only `fact` evidence that passed re-verification and is relevant to the query takes part, and of
-its facts only those whose attribute shares a word (or CJK bigram, or identifier) with the query
-(a relevant SOP also states facts nobody asked about); when the evidence was relevant only as the
+its facts only those whose attribute shares the most words (or CJK bigrams, or identifiers) with
+the query, and at least one (a relevant SOP also states facts nobody asked about, and a calendar
+states every freeze: asked about one, the others are not compared); when the evidence was
+relevant only as the
 vector signal's pick (another language), all its facts take part. History is a past decision
 and never makes a conflict. Facts are compared within one customer scope (customer_id, or
 none). A conflicting statement found among the next re-verified candidates is added to the
@@ -63,6 +65,7 @@ def find_conflicts(
         # A relevant SOP states many facts; only those about what was asked are compared.
         if e.evidence_id in by_vector_only or key_units(s.fact.attribute) & query_units
     ]
+    stated = _closest(stated, query_units, by_vector_only)
     if not stated:
         return [], evidence
     # The other side of a conflict need not match the query's words (it may be written in
@@ -138,6 +141,22 @@ def find_conflicts(
     if extra:
         evidence = make_room(evidence, extra, conflicts, k)
     return conflicts, evidence
+
+
+def _closest(
+    stated: list[_Stated], query_units: frozenset[str], by_vector_only: frozenset[str]
+) -> list[_Stated]:
+    """Of the facts whose attribute shares words with the question, those sharing the most:
+    asked when the spring freeze starts (「春节封网从哪天开始」), a calendar's 「春节封网」 is what
+    is asked, not its 「年末封网」, though both are freezes. Facts of evidence relevant only
+    across scripts, whose words cannot be compared, all stay."""
+
+    def shared(s: _Stated) -> int:
+        return len(key_units(s.fact.attribute) & query_units)
+
+    compared = [s for s in stated if s.evidence.evidence_id not in by_vector_only]
+    best = max(map(shared, compared), default=0)
+    return [s for s in stated if s.evidence.evidence_id in by_vector_only or shared(s) == best]
 
 
 def _narrow_to(evidence: Evidence, fact: Fact) -> Evidence:
