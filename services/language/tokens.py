@@ -449,14 +449,30 @@ def _strip_function_chars(word: str) -> str:
 Tagged = tuple[tuple[str, str], ...]  # (word, part-of-speech flag) pairs, as jieba tags them
 
 
+# A time word that opens with one of these is said relative to when it is said (今天, 明年, 去年,
+# 当时, 最近, 上次, 后来, 现在, 晚上): it carries no topic. Other time words name a time of their
+# own (春节, 清明节, 周期, 生日, 夏季, 节假日, 唐朝) and can be what a question is about.
+ZH_DEICTIC_TIME_CHARS = frozenset("今明昨去本当當上下先后後过過现現目最此这這那近前刚剛早晚")
+
+
+def _named_time(word: str, flag: str) -> bool:
+    return flag == "t" and word[:1] not in ZH_DEICTIC_TIME_CHARS
+
+
 _A_NOT_A = re.compile(f"([{CJK}])[不没]\\1")
 
 
 def content_words(
-    normalized: str, remember: Callable[[str, Callable[[str], Tagged]], Tagged] | None = None
+    normalized: str,
+    remember: Callable[[str, Callable[[str], Tagged]], Tagged] | None = None,
+    *,
+    times: bool = False,
 ) -> list[str]:
     """Content words of a normalised text, in order, without repeats: stemmed English words
     and Chinese words of two characters or more (segmented with jieba's general dictionary).
+    With `times` (a question's words), a time word that names a time of its own (春节, 周期)
+    is one too: in a question it says what is asked about; in a statement it is when what it
+    says holds (战后, after the war), which two restatements of one fact need not share.
 
     What `jieba.posseg.cut` tags (`_tagged`), with its slowest step, the hidden Markov model
     over runs of characters its dictionary does not know as words, done by `remember(run,
@@ -471,7 +487,9 @@ def content_words(
     for block in _JIEBA_BLOCK.findall(normalized):
         for piece, flag in _tagged(block, remember or _call):
             word = piece.strip()
-            if not word or not flag.startswith(_CONTENT_POS):
+            if not word or not (
+                flag.startswith(_CONTENT_POS) or (times and _named_time(word, flag))
+            ):
                 continue
             if _CJK_RUN.fullmatch(word):
                 # 「要收」「前要」: a particle the segmenter glued on (words its dictionary does not

@@ -130,7 +130,7 @@ def query_units(query: str) -> list[str]:
     found = list(text_analysis.identifiers(query))
     # an identifier is one unit, not the words inside it
     norm = _without(found, text_analysis.without_quantities(text_analysis.normalize(query)))
-    found += [w for w in text_analysis.content_words(norm) if w not in found]
+    found += [w for w in text_analysis.content_words(norm, times=True) if w not in found]
     found += [w for w in frequency.unknown_words(norm) if w not in found]
     return found
 

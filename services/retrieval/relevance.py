@@ -183,7 +183,8 @@ def question_terms(query: str) -> list[Term]:
     norm = text_analysis.without_quantities(text_analysis.normalize(asking))
     names = text_analysis.proper_nouns(text_analysis.normalize(told)) if told else []
     seen = {t.text for t in terms}
-    for word in [*text_analysis.content_words(norm), *frequency.unknown_words(norm), *names]:
+    asked = text_analysis.content_words(norm, times=True)
+    for word in [*asked, *frequency.unknown_words(norm), *names]:
         word = _without_question_word(word)
         if _CJK.search(word) and word not in seen:
             seen.add(word)

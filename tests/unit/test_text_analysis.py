@@ -163,6 +163,33 @@ def test_a_verb_asked_as_yes_or_no_is_not_a_topic(question, kept, dropped):
 
 
 @pytest.mark.parametrize(
+    ("question", "kept", "dropped"),
+    [
+        # itdesk: a holiday's freeze; pharma: an audit cycle; hrlegal: a late-night meal
+        ("清明节假期要不要封网？", {"清明节", "假期", "封网"}, set()),
+        ("关键物料厂家的现场复审周期是几年？", {"复审", "周期"}, set()),
+        ("抢修的时候公司有没有误餐费或者夜宵费？", {"误餐费", "夜宵"}, set()),
+        # times said relative to now are no topic (distributor, hrlegal, pharma, museum)
+        ("现在还能下单吗？", {"下单"}, {"现在"}),
+        ("明年要涨价吗？", {"涨价"}, {"明年"}),
+        ("当时谁负责？", {"负责"}, {"当时"}),
+        ("去年的价格是多少？", {"价格"}, {"去年"}),
+    ],
+)
+def test_a_time_word_naming_a_time_of_its_own_is_a_question_word(question, kept, dropped):
+    words = set(text.content_words(text.normalize(question), times=True))
+    assert kept <= words
+    assert not dropped & words
+
+
+def test_a_statements_time_is_not_what_it_is_about():
+    # museum: two records restating one donation, one of them 「戰後」 (after the war)
+    statement = "戰後移交本館，通稱林茂堂捐贈陶瓷"
+    assert "战后" not in text.content_words(text.normalize(statement))
+    assert "战后" in text.content_words(text.normalize(statement), times=True)
+
+
+@pytest.mark.parametrize(
     ("question", "name"),
     [
         ("额亦都是哪个国家的开国大臣？", "额亦"),  # an encyclopedia question (CMRC 2018)
