@@ -241,8 +241,35 @@ def _short_form_of(word: str) -> re.Pattern[str]:
 
 
 def contains_identifier(normalized_text: str, identifier: str) -> bool:
-    """Whole-token containment: SUS304 does not match SUS3040 or SUS304L."""
-    return next(whole_tokens(normalized_text, identifier), None) is not None
+    """Whole-token containment: SUS304 does not match SUS3040 or SUS304L. A numbered range of
+    one series holds each of its numbers: 「TP-01～TP-04旋转式压片机」 names TP-03 (`_in_range`)."""
+    if next(whole_tokens(normalized_text, identifier), None) is not None:
+        return True
+    return _in_range(normalized_text, identifier)
+
+
+# An identifier ending in a number (TP-03, PN-7731), and a range of one series written with a
+# tilde, a dash or 至／到／to／through between its ends (TP-01～TP-04, TP-01~04).
+_NUMBERED = re.compile(r"^([a-z][a-z0-9]*(?:-[a-z][a-z0-9]*)*-?)(\d+)$")
+_RANGE_JOIN = r"\s*(?:~|–|—|至|到|\bto\b|\bthrough\b)\s*"
+
+
+def _in_range(normalized_text: str, identifier: str) -> bool:
+    numbered = _NUMBERED.match(identifier)
+    if numbered is None or numbered.group(1) not in normalized_text:
+        return False
+    prefix, number = numbered.groups()
+    for match in _range_pattern(prefix).finditer(normalized_text):
+        low, high = int(match.group(1)), int(match.group(2))
+        if low <= int(number) <= high and len(match.group(1)) == len(number):
+            return True
+    return False
+
+
+@functools.lru_cache(maxsize=1024)
+def _range_pattern(prefix: str) -> re.Pattern[str]:
+    series = re.escape(prefix)
+    return re.compile(rf"(?<![a-z0-9]){series}(\d+){_RANGE_JOIN}(?:{series})?(\d+)(?![a-z0-9])")
 
 
 _ALNUM = frozenset("abcdefghijklmnopqrstuvwxyz0123456789")

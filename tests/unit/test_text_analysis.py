@@ -253,3 +253,22 @@ def test_the_tagger_s_unknown_runs_are_asked_of_the_cache() -> None:
     normalized = text.normalize("額亦都是哪個國家的開國大臣")
     assert text.content_words(normalized, remember) == ["国家", "开国", "大臣"]
     assert asked == ["额亦都是"]  # the run the dictionary does not know, and only it
+
+
+@pytest.mark.parametrize(
+    ("written", "identifier", "named"),
+    [
+        ("1. 适用设备：TP-01～TP-04旋转式压片机", "tp-03", True),  # pharma: a tablet-press SOP
+        (
+            "品項：新竹二廠機電工程（含無塵室空調箱 AHU-1～AHU-6、冰水主機2台）",
+            "ahu-3",
+            True,
+        ),  # hrlegal
+        ("TP-01~04 旋转式压片机", "tp-04", True),  # the second end without its series
+        ("1. 适用设备：TP-01～TP-04旋转式压片机", "tp-05", False),  # outside the range
+        ("1. 适用设备：TP-01～TP-04旋转式压片机", "tp-3", False),  # not how the series numbers
+        ("品項：AHU-1～AHU-6", "chw-3", False),  # another series
+    ],
+)
+def test_a_numbered_range_of_one_series_names_each_of_its_members(written, identifier, named):
+    assert text.contains_identifier(text.normalize(written), identifier) is named
