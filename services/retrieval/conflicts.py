@@ -4,11 +4,10 @@ Only `fact` evidence that passed re-verification and is relevant to the query ta
 its facts only those whose attribute shares the most words (or CJK bigrams, or identifiers) with
 the query, and at least one (a relevant SOP also states facts nobody asked about, and a calendar
 states every freeze: asked about one, the others are not compared); when the evidence was
-relevant only as the
-vector signal's pick (another language), all its facts take part. History is a past decision
-and never makes a conflict. Facts are compared within one customer scope (customer_id, or
-none). A conflicting statement found among the next re-verified candidates is added to the
-evidence, so both sides can be cited.
+relevant only as the vector signal's pick (another language), all its facts take part. History
+is a past decision and never makes a conflict. Facts are compared within one customer scope
+(customer_id, or none). A conflicting statement found among the next re-verified candidates is
+added to the evidence, so both sides can be cited.
 """
 
 from __future__ import annotations
