@@ -195,8 +195,10 @@ def _dated_facts(norm: str, dated: str) -> list[Fact]:
     of."""
     found = []
     stated = moments.moments(norm, normalized=True)
+    blanked = list(dated)
     for moment in stated:  # no other time is part of what one is said of
-        dated = f"{dated[: moment.start]}{'#' * (moment.end - moment.start)}{dated[moment.end :]}"
+        blanked[moment.start : moment.end] = "#" * (moment.end - moment.start)
+    dated = "".join(blanked)
     for moment in stated:
         if moment.measure == moments.DATE and len(moment.value) == 1:
             continue  # a lone date is mostly the document's own (「報價日期」, "Issued")
@@ -283,16 +285,13 @@ def _attribute(masked: str, position: int, *, frame_only: bool = False) -> str:
     clause_start = 0
     for match in _CLAUSE_END.finditer(masked, 0, position):
         clause_start = match.end()
+    framed = clause_start
     if frame_only:
         for match in _FRAME.finditer(masked, clause_start, position):
-            clause_start = match.end()
-    phrase = _clean(masked[clause_start:position])
-    if not phrase and clause_start > 0 and masked[clause_start - 1] in ":：":
-        # "交期：12 日" — the label before the colon is the attribute.
-        label_start = 0
-        for match in _CLAUSE_END.finditer(masked, 0, clause_start - 1):
-            label_start = match.end()
-        phrase = _clean(_BULLET.sub("", masked[label_start : clause_start - 1]))
+            framed = match.end()
+    phrase = _clean(masked[framed:position])
+    if not phrase and framed == clause_start:
+        phrase = _label_of(masked, position)  # "交期：12 日" — the label is the attribute
     return phrase
 
 
