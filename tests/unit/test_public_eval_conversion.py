@@ -161,7 +161,18 @@ def test_split_metrics_count_a_leaked_passage_and_wrong_statuses():
 
 
 @pytest.mark.parametrize(
-    "name", ["freight", "pharma", "distributor", "chatlog", "hrlegal", "museum", "itdesk"]
+    "name",
+    [
+        "freight",
+        "pharma",
+        "distributor",
+        "chatlog",
+        "hrlegal",
+        "museum",
+        "itdesk",
+        "foodqa",
+        "propmgmt",
+    ],
 )
 def test_each_blind_dataset_validates_as_corpus_and_golden(name):
     corpus = json.loads((BLIND / name / f"{name}-corpus.json").read_text(encoding="utf-8"))
