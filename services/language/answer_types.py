@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import re
 
-from services.language.tokens import normalize
+from services.language import frequency
+from services.language.tokens import normalize, people_named
 
 DATE = "date"
 DURATION = "duration"
@@ -178,6 +179,20 @@ _PERSON_CJK = re.compile(
 )
 
 
+# A foreign name as Chinese writes it: a transliterated given name and surname joined by a
+# middle dot (雷蒙·钱德勒, 保罗·塞里诺).
+_TRANSLITERATED_NAME = re.compile(r"[\u4e00-\u9fff]{2,}[·・•‧][\u4e00-\u9fff]{2,}")
+
+
+def _named_person(folded: str) -> bool:
+    """Whether a normalised Chinese text names a person without a role word beside the name:
+    a transliterated foreign name, or a word the general tagger takes for a person's name that
+    is rare in the language, as names are (吳三桂, 何靜; not 修正 or 許可, which it also tags)."""
+    if _TRANSLITERATED_NAME.search(folded):
+        return True
+    return any(frequency.zipf(word) < frequency.NAME_ZIPF for word in people_named(folded))
+
+
 # A price list or a table names its currency once, in a heading or a column header, and writes
 # bare amounts under it: "All prices GBP, excluding VAT." over "Export declaration ..... 45.00";
 # 「單位：新臺幣」 over 「1｜LH-1932-017｜…｜2,400,000」; 「单价（元，含税）」 over 「… 18,000」. A
@@ -211,7 +226,10 @@ def states(kind: str, text: str) -> bool:
     """Whether `text` states an answer of this kind. An amount of money may be written bare
     where the text names its currency once (`declared_currency`)."""
     if kind == PERSON:
-        return bool(_PERSON_LATIN.search(text) or _PERSON_CJK.search(normalize(text)))
+        folded = normalize(text)
+        return bool(
+            _PERSON_LATIN.search(text) or _PERSON_CJK.search(folded) or _named_person(folded)
+        )
     folded = normalize(text)
     if kind == MONEY and _STATES[PERCENTAGE].search(folded):
         return True  # a surcharge, discount or markup is often a share of the price

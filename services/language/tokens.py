@@ -549,6 +549,17 @@ def proper_nouns(normalized: str) -> list[str]:
     )
 
 
+def people_named(normalized: str) -> list[str]:
+    """The Chinese words of a normalised text that the tagger takes for names of people (nr),
+    two characters or more. The tagger also marks some ordinary words so (修正, 許可): callers
+    weigh how common a word is (services.language.frequency)."""
+    return [
+        word
+        for word, flag in _tags(normalized)
+        if flag.startswith("nr") and len(word) >= 2 and _CJK_RUN.fullmatch(word)
+    ]
+
+
 def nominal(unit: str, normalized: str) -> bool:
     """Whether the tagger reads a Chinese unit of a normalised text as a noun or a name (or as
     characters it cannot tag), not as a verb, adverb or adjective: 「膨趾膜鱈」 names a thing,

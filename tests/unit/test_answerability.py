@@ -208,6 +208,25 @@ def test_a_person_is_a_capitalised_name_or_a_role_not_any_two_words():
     assert not answer_types.states(person, "Cargo is released. Then the haulier collects")
 
 
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        # CMRC 2018 passages: a name with no role word beside it
+        ("周（1678年－1681年），是清朝初年三藩之乱时吴三桂建立的政权。", True),
+        ("《长眠不醒》（The Big Sleep）是雷蒙·钱德勒1939年的小说。", True),  # transliterated
+        # a museum's history notes and an IT desk's contract (blind sets)
+        ("1923 年返臺後，陳振堂先任職於臺北一家營造會社。", True),
+        ("技术对接人：张伟", True),
+        # words the tagger also marks as names, common in the language: no person
+        ("宏築營造股份有限公司 工作規則（民國115年3月1日修正施行）", False),
+        ("動火作業應事先申請動火許可，許可有效期間以核發當日為限。", False),
+        ("出貨時 DC 距出貨日不得超過 24 個月。", False),
+    ],
+)
+def test_a_chinese_name_without_a_role_word_states_a_person(text, names):
+    assert answer_types.states(answer_types.PERSON, text) is names
+
+
 def test_relative_and_weekday_dates_count_as_dates_but_plain_words_do_not():
     assert not answer_types.states(answer_types.DATE, "the crate is marked with the order number")
     assert not answer_types.states(answer_types.DATE, "業務應於報價前開立確認單")
