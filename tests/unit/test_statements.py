@@ -397,6 +397,27 @@ def test_quantities_are_read_wherever_they_stand_in_a_clause(clause, shown):
 
 
 @pytest.mark.parametrize(
+    ("clause", "measure", "amount"),
+    [
+        # a currency named before the amount decides it, not the 元 after it: a Hong Kong
+        # estate's notice against its English price table (HK$3,200)
+        ("| 私家車月租車位 | 每月港幣3,500元 |", "money:HKD", 3500.0),
+        ("| Hoi Wan Court | Private car | HK$3,200 |", "money:HKD", 3200.0),
+        ("住宿費上限為新臺幣3,000元", "money:TWD", 3000.0),  # a Taiwanese travel rule
+        ("月服务费人民币 85,000 元", "money:CNY", 85000.0),
+        # lengths and masses spelled out (a food plant's glass rule; a crane note)
+        ("All exposed product within 2 metres of the breakage is scrapped", "length", 2000.0),
+        ("within a 3 metre radius of the breakage", "length", 3000.0),
+        ("周围2米以内的产品", "length", 2000.0),
+        ("the heaviest lift is 12 tonnes", "mass", 12_000_000.0),
+    ],
+)
+def test_currencies_and_units_are_read_as_they_are_written(clause, measure, amount):
+    found = statements.quantities_in(clause)
+    assert [(q.measure, q.amount) for q in found] == [(measure, amount)]
+
+
+@pytest.mark.parametrize(
     ("query", "documents", "values"),
     [
         # museum: the question names the donor; neither count is said of what it says, but the
