@@ -36,6 +36,10 @@ The rule (documented in README "Retrieval"):
 4. If the question asks for a type of answer (a date, a duration, money, a count, a percentage,
    a person, a temperature: services.language.answer_types), a relevant item must state one:
    「首件檢驗報告要收多少錢」 is not answered by a procedure that mentions the report but no fee.
+5. An item that names other members of a numbered series the question names one member of
+   ("Line 3", 「2號機」), and not that one, is about them: a work instruction for Line 4 (or
+   its "L4" table row) does not answer for Line 3 (`numbered`). An item naming no member of
+   the series (a rule for every line) is not concerned.
 Similarity never decides on its own except across scripts, and then only as a rank.
 """
 
@@ -48,6 +52,7 @@ from dataclasses import dataclass
 from services.language import answer_types, bilingual, frequency
 from services.language import tokens as text_analysis
 from services.language.tokens import Term
+from services.retrieval import facts, moments
 
 # A CJK term counts as found when at least half of its characters are (see Term.coverage).
 TERM_SHARE = 0.5
@@ -115,9 +120,15 @@ def assess(
     # item out (rule 2 of the module docstring); they stay in `missing` when nothing answers.
     comparable = [t for t in words if not _everyday_unused(t, unseen)] or words
     kinds = answer_categories(query)
+    series = numbered(text_analysis.normalize(_asking(query)[0]))
     verdicts = {
         i.evidence_ids: _relevant(
-            i, comparable if i.vector_z >= OUTLIER_Z else words, identifiers, distinctive, kinds
+            i,
+            comparable if i.vector_z >= OUTLIER_Z else words,
+            identifiers,
+            distinctive,
+            kinds,
+            series,
         )
         for i in items
     }
@@ -293,6 +304,7 @@ def _relevant(
     identifiers: list[Term],
     distinctive: str | None,
     kinds: Container[str] = (),
+    series: dict[str, set[str]] | None = None,
 ) -> str | None:
     """ "lexical", "translated" (across scripts, by the dictionary) or "vector" when the item
     is relevant (and how), else None. `kinds`: words naming the kind of answer asked for
@@ -308,6 +320,8 @@ def _relevant(
         and not (script == "cjk" and text_analysis.shortened_in(distinctive, item.text))
     ):
         return None  # the question's most distinctive term is not there, nor its longer form
+    if _another_member(series, item.text):
+        return None  # it is about Line 4 when Line 3 is asked about
     # Identifiers are the same in every language; words only in their own script.
     checkable = identifiers + [t for t in words if _script(t) == script]
     # A word naming the kind of answer leaves the count where the item does not write it.
@@ -332,6 +346,50 @@ def _everyday_unused(term: Term, unseen: Container[str]) -> bool:
     """An everyday word of the language (not a name or term: services.language.frequency)
     that no chunk the principal may read contains."""
     return term.text in unseen and frequency.zipf(term.text) >= frequency.NAME_ZIPF
+
+
+# A member of a numbered series: "line 3", "lift 2", 「1號 lift」「2号机」 (normalised text), and
+# the short form a plant writes for the first ("l3", "wi-l4-pack").
+_MEMBER_LATIN = re.compile(r"\b([a-z]{2,})\s*(?:no\.?\s*|#\s*)?(\d{1,3})\b(?!\s*[.,:]?\d)")
+_MEMBER_SHORT = re.compile(r"(?<![a-z0-9])([a-z])-?(\d{1,3})(?![a-z0-9])")
+# (not a day of a month: 「12月1號」)
+_MEMBER_CJK = re.compile(r"(?<![月\d])(\d{1,3})\s*号\s*([a-z]{2,}|[\u4e00-\u9fff])")
+
+
+def numbered(normalized: str) -> dict[str, set[str]]:
+    """The numbered series a normalised text names members of: {"line": {"3"}} for "Line 3",
+    {"lift": {"1"}} for 「1號 lift」. A number that is an amount ("2 hours", "5 days"), a date
+    ("june 5") or a word before it that says nothing ("within 5") is no member."""
+    found: dict[str, set[str]] = {}
+    for match in _MEMBER_LATIN.finditer(normalized):
+        noun, number = match.group(1), match.group(2)
+        after = normalized[match.end() :].split(maxsplit=1)
+        if noun in text_analysis.EN_STOPWORDS or moments.moments(match.group(0)):
+            continue  # "within 5", "june 5"
+        if after and (facts.is_unit_word(after[0].strip(".,;:)")) or after[0][:1] in "%°"):
+            continue
+        found.setdefault(noun, set()).add(number)
+    for match in _MEMBER_CJK.finditer(normalized):
+        found.setdefault(match.group(2), set()).add(match.group(1))
+    return found
+
+
+def _another_member(series: dict[str, set[str]] | None, text: str) -> bool:
+    """Whether a text names other members of a series the question asks one member of, and
+    not that one: a work instruction for Line 4 does not answer for Line 3, a table of lines 1,
+    3 and 4 does not answer for line 2. A text naming no member of the series (a rule for
+    every line) is not concerned."""
+    if not series:
+        return False
+    written = numbered(text)
+    short: dict[str, set[str]] = {}
+    for match in _MEMBER_SHORT.finditer(text):
+        short.setdefault(match.group(1), set()).add(match.group(2))
+    for noun, asked in series.items():
+        members = written.get(noun, set()) | short.get(noun[0], set())
+        if members and not members & asked:
+            return True
+    return False
 
 
 def _translated(term: Term, text: str, units: Container[str]) -> bool:

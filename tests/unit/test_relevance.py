@@ -440,3 +440,49 @@ def test_the_kind_of_answer_counts_where_it_is_written(query, body, sufficient) 
     """Written, the kind word counts like any other word of the question: it adds to a text that
     writes it and does not make a text about something else the answer."""
     assert assess(query, [item(body)]).sufficient is sufficient
+
+
+# A food plant's work instruction and metal-detector table (foodqa); a Hong Kong estate's lift
+# notice (propmgmt).
+LINE_4_SEALER = "Work instruction - Line 4 ready meal assembly\n- Tray sealer: top plate 180 °C"
+DETECTOR_TABLE = (
+    "| Line | Metal detector | Ferrous test piece size |\n| L1 Bakery | Loma IQ4 | 2.0 mm |\n"
+    "| L3 Sandwiches | Mettler | 1.5 mm |\n| L4 Ready meals | CEIA THS | 2.5 mm |"
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "body", "sufficient"),
+    [
+        ("What temperature should the sealer on Line 3 be running at?", LINE_4_SEALER, False),
+        ("What temperature should the sealer on Line 4 be running at?", LINE_4_SEALER, True),
+        (
+            "What ferrous test piece size is used on the Line 2 metal detector?",
+            DETECTOR_TABLE,
+            False,
+        ),
+        (
+            "What ferrous test piece size is used on the Line 3 metal detector?",
+            DETECTOR_TABLE,
+            True,
+        ),
+        # a rule that names no line at all is not concerned
+        (
+            "What temperature should the sealer on Line 3 be running at?",
+            "On every line the tray sealer runs at a temperature of 180 °C.",
+            True,
+        ),
+        (
+            "2號升降機幾時停機更換鋼纜？",
+            "工程期間，1號升降機照常運作。1號升降機於12月1日停機保養。",
+            False,
+        ),
+        (
+            "1號升降機幾時停機保養？",
+            "工程期間，1號升降機照常運作。1號升降機於12月1日停機保養。",
+            True,
+        ),
+    ],
+)
+def test_a_text_about_other_members_of_a_numbered_series_does_not_answer(query, body, sufficient):
+    assert assess(query, [item(body)]).sufficient is sufficient
