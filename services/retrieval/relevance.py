@@ -82,6 +82,7 @@ class Item:
     quote: str  # the quotes, in rank order
     section: str  # the chunks the quotes were cut from (answer types are read here)
     vector_z: float  # best standing of its chunks in the vector signal (see Candidate.vector_z)
+    history: bool = False  # a past quote or mail: what was, not what holds now
 
 
 def term_found(term: Term, text: str, units: Container[str]) -> bool:
@@ -121,8 +122,12 @@ def assess(
     comparable = [t for t in words if not _everyday_unused(t, unseen)] or words
     kinds = answer_categories(query)
     series = numbered(text_analysis.normalize(_asking(query)[0]))
+    # A question about what holds now is not answered by what was once quoted or written.
+    now = asks_about_now(query)
     verdicts = {
-        i.evidence_ids: _relevant(
+        i.evidence_ids: None
+        if now and i.history
+        else _relevant(
             i,
             comparable if i.vector_z >= OUTLIER_Z else words,
             identifiers,
@@ -346,6 +351,20 @@ def _everyday_unused(term: Term, unseen: Container[str]) -> bool:
     """An everyday word of the language (not a name or term: services.language.frequency)
     that no chunk the principal may read contains."""
     return term.text in unseen and frequency.zipf(term.text) >= frequency.NAME_ZIPF
+
+
+# Words that place a question at the moment it is asked: "current", "now", 「現在」「目前」「而家」.
+_NOW = re.compile(
+    r"\b(?:current(?:ly)?|now|nowadays|these days|at present|presently|today)\b|"
+    r"现在|目前|当前|现时|现行|而家|如今|眼下"
+)
+
+
+def asks_about_now(query: str) -> bool:
+    """Whether the asking part of a question places it at the present: "What's our current
+    price…", 「…現在每個月的服務費是多少？」. A past quote or a customer's old mail (history)
+    tells what was, which such a question does not ask."""
+    return bool(_NOW.search(text_analysis.normalize(_asking(query)[0])))
 
 
 # A member of a numbered series: "line 3", "lift 2", 「1號 lift」「2号机」 (normalised text), and

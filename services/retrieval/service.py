@@ -630,6 +630,7 @@ def _judge(
                 quote="\n".join(e.quote for e in parts),
                 section="\n".join(block.texts[r] for r in rows),
                 vector_z=max(vector_z.get(e.chunk_id, 0.0) for e in parts),
+                history=all(e.is_history for e in parts),
             )
         )
     return assess(query, items, distinctive=profile.distinctive, unseen=profile.unseen)

@@ -3,6 +3,8 @@ vector across scripts, and the type of answer a question asks for."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from services.language import tokens as text
@@ -486,3 +488,36 @@ DETECTOR_TABLE = (
 )
 def test_a_text_about_other_members_of_a_numbered_series_does_not_answer(query, body, sufficient):
     assert assess(query, [item(body)]).sufficient is sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "body", "sufficient"),
+    [
+        # a food plant's expired airline quote (foodqa)
+        (
+            "What's our current price to SkyTray for the economy chicken tikka?",
+            "Quotation to SkyTray, April 2025: economy chicken tikka, price USD 3.85 per meal.",
+            False,
+        ),
+        (
+            "What price did we quote SkyTray for the economy chicken tikka in 2025?",
+            "Quotation to SkyTray, April 2025: economy chicken tikka, price USD 3.85 per meal.",
+            True,
+        ),
+        # a machining shop's past quote to a customer (demo)
+        (
+            "艾克美 SUS304 固定座現在的單價是多少？",
+            "報價單：艾克美 SUS304 固定座，單價 NT$182。",
+            False,
+        ),
+        (
+            "之前報給艾克美的 SUS304 固定座單價是多少？",
+            "報價單：艾克美 SUS304 固定座，單價 NT$182。",
+            True,
+        ),
+    ],
+)
+def test_a_question_about_now_is_not_answered_by_history(query, body, sufficient):
+    past = dataclasses.replace(item(body), history=True)
+    assert assess(query, [past]).sufficient is sufficient
+    assert assess(query, [item(body)]).sufficient  # the same words in a current document answer
