@@ -37,6 +37,9 @@ _QUANTITY_TOKEN = re.compile(
 ZH_FUNCTION_CHARS = frozenset(
     "的了嗎吗呢吧啊呀喔哦啦嘛是和與与及或也都就還还把被讓让給给從从對对向於于之其這这那哪些"
     "個个幾几麼么請请問问我你您他她它們们著着過过得再才又很更該该要會会為为跟到在多想誰谁"
+    # written Cantonese particles, copula and pronouns: 係 (is), 嘅 (的), 咗 (了), 喺 (在),
+    # 唔 (不), 冇 (沒), 咁 (so), 咪, 啲, 佢 (他), 哋 (們), 嗰 (那), 仲 (還), 㗎 囉 喎 吖
+    "係系嘅咗喺唔冇咁咪啲佢哋嗰仲㗎囉喎吖"
 )
 ZH_FUNCTION_WORDS = (
     "請問",
@@ -102,6 +105,22 @@ ZH_FUNCTION_WORDS = (
     "東西",
     "东西",
     "事情",
+    # Written Cantonese, as Hong Kong writes questions: 而家 (now), 幾時 (when), 邊個 (who),
+    # 點樣 (how), 乜嘢 (what), 係咪 (is it), 聽講 (I hear), 使唔使 (need or not)
+    "而家",
+    "幾時",
+    "几时",
+    "邊個",
+    "边个",
+    "點樣",
+    "点样",
+    "點解",
+    "点解",
+    "乜嘢",
+    "係咪",
+    "系咪",
+    "聽講",
+    "听讲",
 )
 _EN_STOPWORDS_TEXT = """
     a an the and or but if then than so of to in on at by for from with without about into over
@@ -486,7 +505,7 @@ def _named_time(word: str, flag: str) -> bool:
     return flag == "t" and word[:1] not in ZH_DEICTIC_TIME_CHARS
 
 
-_A_NOT_A = re.compile(f"([{CJK}])[不没]\\1")
+_A_NOT_A = re.compile(f"([{CJK}])[不没唔冇]\\1")
 
 
 def content_words(

@@ -144,6 +144,11 @@ def test_script_of_tells_chinese_from_english_text() -> None:
         ("這顆料還在不在保固內？", {"保固"}, {"不在"}),
         ("搬瓷碗要不要戴手套？", {"手套"}, {"不要", "要不要"}),
         ("他们能不能今天到货", {"到货"}, {"不能"}),
+        # Written Cantonese (a Hong Kong property manager): its particles, copula and question
+        # words are no topics either; Mandarin words with the same characters stay (系统, 关系)
+        ("聽講裝修按金係$3,000，而家仲係咪咁？", {"装修", "按金"}, {"而家仲系", "咪咁", "仲系咪"}),
+        ("裝修期間使唔使通知管理處？", {"装修", "通知", "管理处"}, {"使唔使", "唔使"}),
+        ("系统维护期间的关系数据库备份", {"系统维护", "关系数据库", "备份"}, set()),
     ],
 )
 def test_particles_the_segmenter_glued_to_a_word_are_not_topics(question, kept, dropped):
