@@ -40,6 +40,8 @@ The rule (documented in README "Retrieval"):
    ("Line 3", 「2號機」), and not that one, is about them: a work instruction for Line 4 (or
    its "L4" table row) does not answer for Line 3 (`numbered`). An item naming no member of
    the series (a rule for every line) is not concerned.
+6. A question about what holds now ("current", "now", 「現在」「目前」「而家」: `asks_about_now`)
+   is not answered by history alone: a past quote or an old mail tells what was.
 Similarity never decides on its own except across scripts, and then only as a rank.
 """
 
