@@ -16,6 +16,7 @@ from services.contracts.decision import Claim, DecisionStatus, MemoryDecision, N
 from services.contracts.evidence_id import approval_id_of, parse_evidence_id
 from services.contracts.memory_input import InputEvidence, MemoryInput, Need
 from services.core.principals import Principal
+from services.language import answer_types
 from services.language.glossary import GLOSSARY, label, mentions, prefers_chinese
 from services.language.sentences import (
     char_bigrams,
@@ -212,6 +213,15 @@ def _answering(need: Need, evidence: dict[str, InputEvidence]) -> list[tuple[Inp
         text = _quotable(item.quote, need)
         if text is not None:
             usable.append((item, text))
+    # A field that asks for a kind of value (a price, a date, a count) is answered only by a
+    # span that states one: "unit price" is not answered by "Complaints per million units".
+    kinds = answer_types.asked(need.label)
+    if kinds:
+        usable = [
+            (item, text)
+            for item, text in usable
+            if any(answer_types.states(kind, text) for kind in kinds)
+        ]
     naming = [(item, text) for item, text in usable if names_need(item.quote, need)]
     if need.source == "mentioned":
         return naming

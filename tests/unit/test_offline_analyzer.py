@@ -258,3 +258,30 @@ def test_a_topic_only_the_documents_mention_is_stated_only_from_spans_naming_it(
         [evidence("SOP@2:0-60", SOP), procedure],
     )
     assert ["SOP-QC-7@1:0-30"] in [c.evidence_ids for c in decision.claims]
+
+
+def priced_need(key: str, label: str, ids: list[str]) -> Need:
+    return Need(
+        key=key, label=label, query=label, required=True, source="pending", evidence_ids=ids
+    )
+
+
+def test_a_field_asking_for_a_price_is_answered_only_by_a_span_stating_one():
+    # A food plant's request for quotation (foodqa) and a museum's loan (museum): retrieval's
+    # top span names the field's words but states no amount.
+    complaints = evidence("SOP-COMPLAINTS@1:0-50", "Complaints per million units reported monthly;")
+    decision = analyze(
+        [priced_need("unit_price_gbp", "unit price gbp", ["SOP-COMPLAINTS@1:0-50"])], [complaints]
+    )
+    assert decision.status == "insufficient_evidence"
+    assert decision.missing_fields == ["unit_price_gbp"]
+    scope = evidence("SOP-LOAN-OUT@1:0-40", "藏品出借作業程序：本館藏品出借予國內外博物館。")
+    fee = evidence(
+        "LOAN-SHM@1:10-60", "乙方支付甲方借展費新臺幣 150,000 元，於點交後 30 日內付清。"
+    )
+    decision = analyze(
+        [priced_need("loan_fee", "借展費", ["SOP-LOAN-OUT@1:0-40", "LOAN-SHM@1:10-60"])],
+        [scope, fee],
+    )
+    assert decision.status == "ready_for_review"
+    assert [c.evidence_ids for c in decision.claims] == [["LOAN-SHM@1:10-60"]]
