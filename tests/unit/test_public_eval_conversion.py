@@ -4,6 +4,8 @@ evenly; the public-eval metrics count what they claim (a leaked passage is a for
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import jsonschema
@@ -182,6 +184,15 @@ def test_each_blind_dataset_validates_as_corpus_and_golden(name):
     jsonschema.validate(golden, json_schema("golden@1"))
     cases = Golden.model_validate(golden).cases
     assert {case.kind for case in cases} == {"retrieval", "task"}
+
+
+@pytest.mark.parametrize("name", ["foodqa", "propmgmt"])
+def test_a_blind_dataset_s_own_checker_finds_it_clean(name):
+    checker = BLIND / name / "check.py"
+    done = subprocess.run(
+        [sys.executable, str(checker)], cwd=checker.parent, capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def _written(path: Path, data: dict[str, object]) -> Path:

@@ -9,9 +9,11 @@ only; it does not import or run any project code.
 Usage:  python3 check.py [CORPUS.json GOLDEN.json]
 Exit 0 when clean, 1 when any error was found.  Warnings never change the exit code.
 """
+
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import os
 import re
@@ -27,23 +29,77 @@ ROLES = {"sales", "engineer", "knowledge_owner", "admin"}
 DOC_TYPES = {"sop", "contract", "order", "quote", "mail", "note"}
 KNOWLEDGE = {"fact", "history", "inference"}
 DOC_STATUS = {"draft", "pending_approval", "approved", "superseded", "revoked", "rejected"}
-TASK_STATUS = {"created", "restoring", "retrieving", "analyzing", "reviewing", "awaiting_approval",
-               "completed", "waiting_input", "retrying", "blocked", "failed", "cancelled"}
+TASK_STATUS = {
+    "created",
+    "restoring",
+    "retrieving",
+    "analyzing",
+    "reviewing",
+    "awaiting_approval",
+    "completed",
+    "waiting_input",
+    "retrying",
+    "blocked",
+    "failed",
+    "cancelled",
+}
 RETRIEVAL_STATUS = {"ok", "insufficient_evidence", "source_conflict"}
 TASK_EXPECT = {"ready_for_review", "insufficient_evidence", "source_conflict"}
-TASK_KEYS = {"schema_version", "tenant_id", "task_id", "revision", "status", "confirmed", "pending",
-             "next_step", "evidence_ids", "created_at", "updated_at"}
+TASK_KEYS = {
+    "schema_version",
+    "tenant_id",
+    "task_id",
+    "revision",
+    "status",
+    "confirmed",
+    "pending",
+    "next_step",
+    "evidence_ids",
+    "created_at",
+    "updated_at",
+}
 CORPUS_KEYS = {"schema_version", "tenants", "users", "documents", "tasks"}
 TENANT_KEYS = {"tenant_id", "name"}
 USER_KEYS = {"user_id", "tenant_id", "display_name", "roles", "grants"}
-DOC_KEYS = {"document_id", "version", "tenant_id", "doc_type", "knowledge_class", "status",
-            "valid_from", "valid_to", "acl", "language", "title", "body", "customer_id",
-            "approved_by"}
+DOC_KEYS = {
+    "document_id",
+    "version",
+    "tenant_id",
+    "doc_type",
+    "knowledge_class",
+    "status",
+    "valid_from",
+    "valid_to",
+    "acl",
+    "language",
+    "title",
+    "body",
+    "customer_id",
+    "approved_by",
+}
 GOLDEN_KEYS = {"schema_version", "dataset_id", "as_of", "cases"}
-RETRIEVAL_KEYS = {"case_id", "kind", "user_id", "query", "k", "relevant", "forbidden",
-                  "expect_status"}
-TASK_CASE_KEYS = {"case_id", "kind", "user_id", "task_id", "supplement", "k", "relevant",
-                  "forbidden", "expect_status", "must_not_request"}
+RETRIEVAL_KEYS = {
+    "case_id",
+    "kind",
+    "user_id",
+    "query",
+    "k",
+    "relevant",
+    "forbidden",
+    "expect_status",
+}
+TASK_CASE_KEYS = {
+    "case_id",
+    "kind",
+    "user_id",
+    "task_id",
+    "supplement",
+    "k",
+    "relevant",
+    "forbidden",
+    "expect_status",
+    "must_not_request",
+}
 MAX_INT = 2_147_483_647
 ID_MAX = {"tenant": 64, "user": 128, "document": 200, "task": 128, "customer": 128}
 # Dataset conventions (the brief, not the product): realistic body length.
@@ -80,7 +136,8 @@ def _no_dupes(pairs):
 def load(path: str):
     label = os.path.basename(path)
     try:
-        raw = open(path, "rb").read()
+        with open(path, "rb") as handle:
+            raw = handle.read()
     except OSError as exc:
         err(label, f"cannot read: {exc}")
         return None
@@ -254,7 +311,7 @@ def check_corpus(c) -> dict:
             if not isinstance(g, str) or not g.startswith("customer:"):
                 err(where + ".grants", f"grant {g!r} must be 'customer:' + a customer id")
             else:
-                check_id(where + ".grants", g[len("customer:"):], "customer")
+                check_id(where + ".grants", g[len("customer:") :], "customer")
 
     # documents
     versions: dict[str, list[dict]] = {}
@@ -262,8 +319,18 @@ def check_corpus(c) -> dict:
         label = f"{d.get('document_id')}@{d.get('version')}"
         where = f"documents[{i}] ({label})"
         unknown_keys(where, d, DOC_KEYS)
-        for field in ("document_id", "version", "tenant_id", "doc_type", "knowledge_class",
-                      "status", "valid_from", "acl", "title", "body"):
+        for field in (
+            "document_id",
+            "version",
+            "tenant_id",
+            "doc_type",
+            "knowledge_class",
+            "status",
+            "valid_from",
+            "acl",
+            "title",
+            "body",
+        ):
             if field not in d:
                 err(where, f"missing required field {field}")
         ok_id = check_id(where + ".document_id", d.get("document_id"), "document")
@@ -284,7 +351,10 @@ def check_corpus(c) -> dict:
         if d.get("doc_type") not in DOC_TYPES:
             err(where + ".doc_type", f"{d.get('doc_type')!r} not in {sorted(DOC_TYPES)}")
         if d.get("knowledge_class") not in KNOWLEDGE:
-            err(where + ".knowledge_class", f"{d.get('knowledge_class')!r} not in {sorted(KNOWLEDGE)}")
+            err(
+                where + ".knowledge_class",
+                f"{d.get('knowledge_class')!r} not in {sorted(KNOWLEDGE)}",
+            )
         status = d.get("status")
         if status not in DOC_STATUS:
             err(where + ".status", f"{status!r} not in {sorted(DOC_STATUS)}")
@@ -311,7 +381,10 @@ def check_corpus(c) -> dict:
             err(where + ".body", "required, non-empty")
         else:
             if not BODY_MIN <= len(body) <= BODY_MAX:
-                err(where + ".body", f"{len(body)} characters; dataset convention is {BODY_MIN}..{BODY_MAX}")
+                err(
+                    where + ".body",
+                    f"{len(body)} characters; dataset convention is {BODY_MIN}..{BODY_MAX}",
+                )
         for field in ("title", "body"):
             no_nul(where, d.get(field), field)
         cust = d.get("customer_id")
@@ -323,9 +396,8 @@ def check_corpus(c) -> dict:
         if status in {"draft", "pending_approval", "rejected"}:
             if ab is not None:
                 err(where + ".approved_by", f"must be null for status {status}")
-        elif status in {"approved", "superseded", "revoked"}:
-            if ab is None:
-                warn(where + ".approved_by", f"null for status {status}")
+        elif status in {"approved", "superseded", "revoked"} and ab is None:
+            warn(where + ".approved_by", f"null for status {status}")
         if ab is not None:
             approver = ctx["users"].get(ab)
             if approver is None:
@@ -340,16 +412,25 @@ def check_corpus(c) -> dict:
         vs.sort(key=lambda x: x["version"])
         tenants = {x.get("tenant_id") for x in vs}
         if len(tenants) > 1:
-            err(f"documents ({doc_id})", f"versions belong to several tenants {sorted(map(str, tenants))}")
+            err(
+                f"documents ({doc_id})",
+                f"versions belong to several tenants {sorted(map(str, tenants))}",
+            )
         live = [x for x in vs if x.get("status") in {"approved", "superseded"} and x.get("_vf")]
-        for a, b in zip(live, live[1:]):
+        for a, b in itertools.pairwise(live):
             a_end = a.get("_vt") or dt.date.max
             if b["_vf"] < a_end:
-                err(f"documents ({doc_id}@{a['version']})",
-                    f"valid until {a.get('valid_to')} overlaps {doc_id}@{b['version']} from {b['valid_from']}")
+                err(
+                    f"documents ({doc_id}@{a['version']})",
+                    f"valid until {a.get('valid_to')} overlaps {doc_id}@{b['version']} "
+                    f"from {b['valid_from']}",
+                )
             if a.get("_vt") and b.get("_vf") and a["_vt"] != b["_vf"]:
-                warn(f"documents ({doc_id}@{a['version']})",
-                     f"valid_to {a['valid_to']} is not the next version's valid_from {b['valid_from']}")
+                warn(
+                    f"documents ({doc_id}@{a['version']})",
+                    f"valid_to {a['valid_to']} is not the next version's "
+                    f"valid_from {b['valid_from']}",
+                )
         for x in vs:
             if x.get("status") == "superseded" and x.get("_vt") is None:
                 err(f"documents ({doc_id}@{x['version']})", "superseded but valid_to is null")
@@ -399,7 +480,11 @@ def check_corpus(c) -> dict:
         if not ev:
             warn(where + ".evidence_ids", "empty")
         for e in ev:
-            m = re.fullmatch(r"([^@:/#]+)(?:@(\d+)(?::(\d+)-(\d+))?)?", e) if isinstance(e, str) else None
+            m = (
+                re.fullmatch(r"([^@:/#]+)(?:@(\d+)(?::(\d+)-(\d+))?)?", e)
+                if isinstance(e, str)
+                else None
+            )
             if not m:
                 err(where + ".evidence_ids", f"{e!r} is not DOC, DOC@V or DOC@V:START-END")
                 continue
@@ -472,7 +557,9 @@ def task_visible(user: dict, task: dict) -> bool:
     if not cust:
         return True
     roles = set(user.get("roles") or [])
-    return f"customer:{cust}" in (user.get("grants") or []) or bool(roles & {"knowledge_owner", "admin"})
+    return f"customer:{cust}" in (user.get("grants") or []) or bool(
+        roles & {"knowledge_owner", "admin"}
+    )
 
 
 # ---------------------------------------------------------------- golden
@@ -532,7 +619,10 @@ def check_golden(g, ctx) -> Counter:
                 confirmed = task.get("confirmed") or {}
                 for f in case.get("must_not_request", []):
                     if f not in confirmed:
-                        err(where + ".must_not_request", f"{f!r} is not a confirmed field of the task")
+                        err(
+                            where + ".must_not_request",
+                            f"{f!r} is not a confirmed field of the task",
+                        )
                 if not case.get("must_not_request"):
                     warn(where + ".must_not_request", "empty")
                 sup = case.get("supplement")
@@ -572,7 +662,7 @@ def check_golden(g, ctx) -> Counter:
             for d in resolve(ref, ctx) or []:
                 if (d["document_id"], d["version"]) in rel_keys:
                     err(where, f"{d['document_id']}@{d['version']} is both relevant and forbidden")
-        if len({(d['document_id'], d['version']) for d in rel_docs}) > k:
+        if len({(d["document_id"], d["version"]) for d in rel_docs}) > k:
             err(where, "more relevant versions than k")
         # expectations that follow from the status
         if status in {"ok", "ready_for_review"} and not rel:
@@ -584,13 +674,19 @@ def check_golden(g, ctx) -> Counter:
             for d in resolve(ref, ctx) or []:
                 if readable(user, d) and usable(d, as_of) and d.get("knowledge_class") == "fact":
                     cust = d.get("customer_id")
-                    task = ctx["tasks"].get((user.get("tenant_id"), case.get("task_id"))) if kind == "task" else None
+                    task = (
+                        ctx["tasks"].get((user.get("tenant_id"), case.get("task_id")))
+                        if kind == "task"
+                        else None
+                    )
                     tcust = ((task or {}).get("confirmed") or {}).get("customer_id")
                     if not (cust and tcust and cust != tcust):
-                        warn(where + ".forbidden",
-                             f"{d['document_id']}@{d['version']} is a usable fact for this user")
+                        warn(
+                            where + ".forbidden",
+                            f"{d['document_id']}@{d['version']} is a usable fact for this user",
+                        )
 
-    for (tenant, tid) in ctx["tasks"]:
+    for _tenant, tid in ctx["tasks"]:
         if tid not in tasks_cased:
             warn(f"tasks ({tid})", "no golden case resumes this task")
     return mix
@@ -603,7 +699,11 @@ def main(argv: list[str]) -> int:
     corpus_path, golden_path = (argv[1], argv[2]) if len(argv) == 3 else (CORPUS, GOLDEN)
     c = load(corpus_path)
     g = load(golden_path)
-    ctx = check_corpus(c) if c is not None else {"tenants": {}, "users": {}, "docs": {}, "by_id": {}, "tasks": {}}
+    ctx = (
+        check_corpus(c)
+        if c is not None
+        else {"tenants": {}, "users": {}, "docs": {}, "by_id": {}, "tasks": {}}
+    )
     mix = check_golden(g, ctx) if g is not None else Counter()
 
     for w in warnings:
@@ -611,11 +711,16 @@ def main(argv: list[str]) -> int:
     for e in errors:
         print("error:", e)
     docs = list(ctx["docs"].values())
-    print(f"documents: {len(docs)} versions of {len(ctx['by_id'])} documents; "
-          f"users: {len(ctx['users'])}; tenants: {len(ctx['tenants'])}; tasks: {len(ctx['tasks'])}")
-    print("  by status:", dict(sorted(Counter(d.get('status') for d in docs).items())))
-    print("  by doc_type:", dict(sorted(Counter(d.get('doc_type') for d in docs).items())))
-    print("  by knowledge_class:", dict(sorted(Counter(d.get('knowledge_class') for d in docs).items())))
+    print(
+        f"documents: {len(docs)} versions of {len(ctx['by_id'])} documents; "
+        f"users: {len(ctx['users'])}; tenants: {len(ctx['tenants'])}; tasks: {len(ctx['tasks'])}"
+    )
+    print("  by status:", dict(sorted(Counter(d.get("status") for d in docs).items())))
+    print("  by doc_type:", dict(sorted(Counter(d.get("doc_type") for d in docs).items())))
+    print(
+        "  by knowledge_class:",
+        dict(sorted(Counter(d.get("knowledge_class") for d in docs).items())),
+    )
     total = sum(mix.values())
     print(f"cases: {total}")
     for (kind, status), n in sorted(mix.items()):
@@ -624,7 +729,10 @@ def main(argv: list[str]) -> int:
         ok = sum(n for (kd, s), n in mix.items() if s in {"ok", "ready_for_review"})
         ie = sum(n for (kd, s), n in mix.items() if s == "insufficient_evidence")
         sc = sum(n for (kd, s), n in mix.items() if s == "source_conflict")
-        print(f"  mix: ok/ready {ok/total:.0%}, insufficient {ie/total:.0%}, conflict {sc/total:.0%}")
+        print(
+            f"  mix: ok/ready {ok / total:.0%}, insufficient {ie / total:.0%}, "
+            f"conflict {sc / total:.0%}"
+        )
     print("clean" if not errors else f"{len(errors)} error(s)")
     return 0 if not errors else 1
 

@@ -13,6 +13,7 @@ checks dataset hygiene: every `relevant` version is approved, valid on `as_of` a
 the case's user, relevant and forbidden never overlap, and task cases name a task the user may
 open.  Exit 0 when clean, 1 when any error is found.
 """
+
 import datetime as dt
 import json
 import os
@@ -27,10 +28,33 @@ ROLES = {"sales", "engineer", "knowledge_owner", "admin"}
 DOC_TYPES = {"sop", "contract", "order", "quote", "mail", "note"}
 KCLASSES = {"fact", "history", "inference"}
 DOC_STATUSES = {"draft", "pending_approval", "approved", "superseded", "revoked", "rejected"}
-TASK_STATUSES = {"created", "restoring", "retrieving", "analyzing", "reviewing", "awaiting_approval",
-                 "completed", "waiting_input", "retrying", "blocked", "failed", "cancelled"}
-TASK_KEYS = {"schema_version", "tenant_id", "task_id", "revision", "status", "confirmed", "pending",
-             "next_step", "evidence_ids", "created_at", "updated_at"}
+TASK_STATUSES = {
+    "created",
+    "restoring",
+    "retrieving",
+    "analyzing",
+    "reviewing",
+    "awaiting_approval",
+    "completed",
+    "waiting_input",
+    "retrying",
+    "blocked",
+    "failed",
+    "cancelled",
+}
+TASK_KEYS = {
+    "schema_version",
+    "tenant_id",
+    "task_id",
+    "revision",
+    "status",
+    "confirmed",
+    "pending",
+    "next_step",
+    "evidence_ids",
+    "created_at",
+    "updated_at",
+}
 ID_MAX = {"tenant": 64, "user": 128, "document": 200, "task": 128, "customer": 128}
 UNAPPROVED = {"draft", "pending_approval", "rejected"}
 
@@ -57,7 +81,8 @@ def _no_dupes(pairs):
 
 
 def load(path):
-    raw = open(path, "rb").read()
+    with open(path, "rb") as handle:
+        raw = handle.read()
     if raw.startswith(b"\xef\xbb\xbf"):
         err(path, "starts with a UTF-8 BOM")
         raw = raw[3:]
@@ -113,9 +138,8 @@ def schema_errors(inst, sch, root, path="$"):
         for part in ref[2:].split("/"):
             node = node[part]
         return schema_errors(inst, node, root, path)
-    if "anyOf" in sch:
-        if all(schema_errors(inst, s, root, path) for s in sch["anyOf"]):
-            out.append(f"{path}: matches none of anyOf")
+    if "anyOf" in sch and all(schema_errors(inst, s, root, path) for s in sch["anyOf"]):
+        out.append(f"{path}: matches none of anyOf")
     if "oneOf" in sch:
         disc = sch.get("discriminator")
         if disc and isinstance(inst, dict):
@@ -132,7 +156,7 @@ def schema_errors(inst, sch, root, path="$"):
     if "type" in sch:
         types = sch["type"] if isinstance(sch["type"], list) else [sch["type"]]
         if not any(TYPES[t](inst) for t in types):
-            return out + [f"{path}: expected {sch['type']}, got {type(inst).__name__}"]
+            return [*out, f"{path}: expected {sch['type']}, got {type(inst).__name__}"]
     if "const" in sch and inst != sch["const"]:
         out.append(f"{path}: must be {sch['const']!r}")
     if "enum" in sch and inst not in sch["enum"]:
@@ -180,7 +204,8 @@ def check_schema(inst, name, label):
     if not os.path.exists(path):
         notes.append(f"schema {path} not found; JSON Schema validation of {label} skipped")
         return
-    sch = json.load(open(path, encoding="utf-8"))
+    with open(path, encoding="utf-8") as handle:
+        sch = json.load(handle)
     for e in schema_errors(inst, sch, sch):
         err(f"{label} (schema {name})", e)
 
@@ -193,7 +218,10 @@ def id_problem(value, kind):
         return f"length must be 1..{ID_MAX[kind]}"
     if unicodedata.normalize("NFC", value) != value:
         return "not in Unicode NFC"
-    if unicodedata.category(value[0])[0] not in "LN" or unicodedata.category(value[0]) in ("Nl", "No"):
+    if unicodedata.category(value[0])[0] not in "LN" or unicodedata.category(value[0]) in (
+        "Nl",
+        "No",
+    ):
         return "must start with a letter or a digit"
     for ch in value:
         cat = unicodedata.category(ch)
@@ -271,7 +299,7 @@ def check_corpus(c, path):
             if not isinstance(g, str) or not g.startswith("customer:"):
                 err(w + ".grants", f"grant {g!r} is not customer:<id>")
             else:
-                check_id(w + ".grants", g[len("customer:"):], "customer")
+                check_id(w + ".grants", g[len("customer:") :], "customer")
 
     by_doc = defaultdict(list)
     for i, d in enumerate(c.get("documents", [])):
@@ -341,14 +369,19 @@ def check_corpus(c, path):
     for doc_id, vers in by_doc.items():
         if len({d.get("tenant_id") for d in vers}) > 1:
             err(f"documents ({doc_id})", "versions belong to different tenants")
-        appr = sorted((d for d in vers if d.get("status") == "approved"), key=lambda d: d["version"])
+        appr = sorted(
+            (d for d in vers if d.get("status") == "approved"), key=lambda d: d["version"]
+        )
         for a_i, a in enumerate(appr):
-            for b in appr[a_i + 1:]:
+            for b in appr[a_i + 1 :]:
                 a_end = a.get("valid_to") or "9999-12-31"
                 b_end = b.get("valid_to") or "9999-12-31"
                 if a["valid_from"] < b_end and b["valid_from"] < a_end:
-                    err(f"documents ({doc_id})",
-                        f"approved versions {a['version']} and {b['version']} apply on the same day")
+                    err(
+                        f"documents ({doc_id})",
+                        f"approved versions {a['version']} and {b['version']} "
+                        "apply on the same day",
+                    )
 
     for i, t in enumerate(c.get("tasks", [])):
         w = f"tasks[{i}] ({t.get('task_id')})"
@@ -422,7 +455,9 @@ def check_task(w, t, tenants, docs, by_doc):
     if nesting(conf) > 16:
         err(w + ".confirmed", "nests deeper than 16 levels")
     if "due_date" in conf and not is_date(conf["due_date"]):
-        notes.append(f"{w}.confirmed.due_date {conf['due_date']!r} is not an ISO date (shown as written)")
+        notes.append(
+            f"{w}.confirmed.due_date {conf['due_date']!r} is not an ISO date (shown as written)"
+        )
     if "customer_id" in conf:
         check_id(w + ".confirmed.customer_id", conf["customer_id"], "customer")
     pend = t.get("pending", [])
@@ -455,9 +490,12 @@ def check_task(w, t, tenants, docs, by_doc):
     for k in ("created_at", "updated_at"):
         if t.get(k) is not None and not is_datetime(t[k]):
             err(w + "." + k, "not an ISO date-time")
-    if is_datetime(t.get("created_at")) and is_datetime(t.get("updated_at")):
-        if dt.datetime.fromisoformat(t["updated_at"]) < dt.datetime.fromisoformat(t["created_at"]):
-            err(w, "updated_at before created_at")
+    if (
+        is_datetime(t.get("created_at"))
+        and is_datetime(t.get("updated_at"))
+        and dt.datetime.fromisoformat(t["updated_at"]) < dt.datetime.fromisoformat(t["created_at"])
+    ):
+        err(w, "updated_at before created_at")
 
 
 # ------------------------------------------------------------------ golden
@@ -478,8 +516,11 @@ def readable(user, d):
 
 
 def in_force(d, as_of):
-    return (d["status"] == "approved" and d["valid_from"] <= as_of
-            and (d.get("valid_to") is None or as_of < d["valid_to"]))
+    return (
+        d["status"] == "approved"
+        and d["valid_from"] <= as_of
+        and (d.get("valid_to") is None or as_of < d["valid_to"])
+    )
 
 
 def task_visible(user, task):
@@ -544,7 +585,10 @@ def check_golden(g, path, users, docs, by_doc, tasks):
             if task is None:
                 err(w + ".task_id", f"no task {c.get('task_id')!r} in tenant {user['tenant_id']!r}")
             elif not task_visible(user, task):
-                err(w + ".task_id", "the user has no grant for the task's customer (would be 'not found')")
+                err(
+                    w + ".task_id",
+                    "the user has no grant for the task's customer (would be 'not found')",
+                )
             sup = c.get("supplement")
             if sup is not None and not isinstance(sup, str):
                 err(w + ".supplement", "must be a string or null")
@@ -588,10 +632,14 @@ def check_golden(g, path, users, docs, by_doc, tasks):
         scope = (task.get("confirmed") or {}).get("customer_id") if task else None
         for key in sorted(forb_versions):
             d = docs[key]
-            usable = in_force(d, as_of) and readable(user, d) and d["knowledge_class"] != "inference"
+            usable = (
+                in_force(d, as_of) and readable(user, d) and d["knowledge_class"] != "inference"
+            )
             if usable and not (scope and d.get("customer_id") not in (None, scope)):
-                notes.append(f"{w}: forbidden {key[0]}@{key[1]} is in force and readable by "
-                             f"{user['user_id']} (deliberate?)")
+                notes.append(
+                    f"{w}: forbidden {key[0]}@{key[1]} is in force and readable by "
+                    f"{user['user_id']} (deliberate?)"
+                )
     return Counter(c.get("expect_status", "ok") for c in g.get("cases", []))
 
 
@@ -607,16 +655,20 @@ def main(argv):
             check_schema(t, "task-state-v1.schema.json", f"task {t.get('task_id')}")
         if isinstance(golden, dict):
             counts = check_golden(golden, os.path.basename(golden_path), users, docs, by_doc, tasks)
-        print(f"tenants {len(tenants)}, users {len(users)}, document versions {len(docs)} "
-              f"({len(by_doc)} documents), tasks {len(tasks)}")
-        print("statuses:", dict(Counter(d['status'] for d in docs.values())))
-        print("knowledge classes:", dict(Counter(d['knowledge_class'] for d in docs.values())))
+        print(
+            f"tenants {len(tenants)}, users {len(users)}, document versions {len(docs)} "
+            f"({len(by_doc)} documents), tasks {len(tasks)}"
+        )
+        print("statuses:", dict(Counter(d["status"] for d in docs.values())))
+        print("knowledge classes:", dict(Counter(d["knowledge_class"] for d in docs.values())))
     elif corpus is not None:
         err(corpus_path, "top level must be an object")
     if counts:
         total = sum(counts.values())
-        print(f"cases {total}:", ", ".join(f"{k} {v} ({100 * v / total:.0f}%)" for k, v in
-                                           sorted(counts.items())))
+        print(
+            f"cases {total}:",
+            ", ".join(f"{k} {v} ({100 * v / total:.0f}%)" for k, v in sorted(counts.items())),
+        )
     for n in notes:
         print("note:", n)
     for e in errors:
