@@ -23,6 +23,9 @@ PERSON = "person"
 TEMPERATURE = "temperature"
 
 # ---- what a question asks for --------------------------------------------------------------
+_AUXILIARIES = (
+    "do|does|did|is|are|was|were|will|would|can|could|should|must|shall|has|have|had|may|might"
+)
 _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         DURATION,
@@ -38,8 +41,11 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"哪(?:一)?天|哪(?:一)?年|何时|什么时候|什么时间|几号|几月|哪个月|哪(?:一)?日|"
             # "when" asks where a direct question puts it: first, or before its auxiliary
-            # ("when is", "when do we"); "...label when we ship out" is a clause of time
-            r"^\W*when\b|\bwhen\s+(?:do|does|did|is|are|was|were|will|would|can|could|should|"
+            # ("when is", "when do we"); "...label when we ship out" is a clause of time, and
+            # so is a first "when" whose clause a comma closes before the question's own
+            # auxiliary or question word ("When the No. 8 signal is up, do the pools stay open?")
+            rf"^\W*when\b(?![^?]*?,\s*(?:{_AUXILIARIES}|what|which|who|whom|whose|how|where|why)\b)|"
+            r"\bwhen\s+(?:do|does|did|is|are|was|were|will|would|can|could|should|"
             r"must|shall|has|have|had)\b|what date|which date|what day|which day|what year|"
             r"which year|"
             r"what time|what month|which month"

@@ -314,6 +314,16 @@ def test_a_price_word_asks_for_money_only_when_no_interrogative_asks_for_somethi
         ("So when do they need the generators on site?", True),  # chatlog
         ("What info has to be on the 2D barcode label when we ship out?", False),  # distributor
         ("What did the Normans do when they arrived in Italy?", False),  # SQuAD
+        # a first "when" whose clause a comma closes before the question's own auxiliary
+        # is a clause of time: propmgmt asks yes or no; a comma before "and" is still a date
+        (
+            "When the No. 8 signal or a black rainstorm warning is in force, do the clubhouse "
+            "and swimming pool stay open?",
+            False,
+        ),
+        ("When exactly is the electricity cut at King Fung Mansion, and will the lifts run?", True),
+        ("When does the BRCGS audit window open for the Columbus, Ohio site?", True),  # foodqa
+        ("When is Keller adding scissor lifts for the interior fit-out, and how many?", True),
     ],
 )
 def test_when_asks_for_a_date_only_as_the_question_word(question, asks_date):
