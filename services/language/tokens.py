@@ -25,6 +25,8 @@ _IDENTIFIER = re.compile(
     r"(?<![a-z0-9])(?=[a-z0-9-]*[a-z])(?=[a-z0-9-]*\d)[a-z0-9]+(?:-[a-z0-9]+)*(?![a-z0-9])"
 )
 _VERSION_LABEL = re.compile(r"^(?:v|rev)\d+$")
+# An English ordinal ("1st", "22nd", "3rd", "31st") is a number, not a code.
+_ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$")
 # "120-day", "24h", "3mm" are quantities, not codes.
 _QUANTITY_TOKEN = re.compile(
     r"^\d+(?:\.\d+)?-?(?:days?|hours?|hrs?|h|weeks?|months?|years?|mm|cm|m|kg|g|t|pcs|pieces?"
@@ -225,6 +227,7 @@ def identifiers_in(normalized: str) -> list[str]:
         for ident in _IDENTIFIER.findall(normalized)
         if not _VERSION_LABEL.match(ident)
         and not _QUANTITY_TOKEN.match(ident)
+        and not _ORDINAL.match(ident)
         and not ident.isdigit()
     ]
     return list(dict.fromkeys(found))

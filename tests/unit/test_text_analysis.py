@@ -21,6 +21,9 @@ from services.language import tokens as text
         ("SOP v2 的交期", []),  # version labels are metadata
         ("Can we accept 120-day payment terms?", []),  # quantities are not codes
         ("標準交期是幾天", []),
+        # an ordinal is a number (foodqa, a SQuAD-like "22nd"); a code that holds one stays
+        ("By what time does the December 1st load have to be at the SkyTray JFK unit?", []),
+        ("the 22nd and 3rd floors, gate 1ST-A", ["1st-a"]),
     ],
 )
 def test_identifiers_are_codes_with_letters_and_digits(query: str, expected: list[str]) -> None:
