@@ -31,6 +31,10 @@ _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$")
 _QUANTITY_TOKEN = re.compile(
     r"^\d+(?:\.\d+)?-?(?:days?|hours?|hrs?|h|weeks?|months?|years?|mm|cm|m|kg|g|t|pcs|pieces?"
     r"|mins?|minutes?|µm|μm|um|s|sec|seconds?)$"
+    # imperial lengths and masses, power and volume written onto the number: "40ft", "150kw"
+    # ("316l" is a steel grade, "10k" a telehandler class, and "80-foot" names a boom class as
+    # the documents write it: all three stay codes)
+    r"|^\d+(?:\.\d+)?(?:ft|inch(?:es)?|lbs?|oz|kw|kwh|kva|hp|ml)$"
 )
 
 # Function words carry no topic; they are dropped before coverage is measured. These are the

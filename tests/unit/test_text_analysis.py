@@ -24,6 +24,14 @@ from services.language import tokens as text
         # an ordinal is a number (foodqa, a SQuAD-like "22nd"); a code that holds one stays
         ("By what time does the December 1st load have to be at the SkyTray JFK unit?", []),
         ("the 22nd and 3rd floors, gate 1ST-A", ["1st-a"]),
+        # a size written onto its number is a quantity (freight's "a 40ft"; a 150kW generator
+        # from the rental desk); a grade or class the documents write so stays a code
+        ("What's the haulage cost for a 40ft from Felixstowe up to Leeds?", []),
+        ("two 150kW generators", []),
+        (
+            "SUS316L or 316L, a 10K telehandler, two 80-foot booms",
+            ["sus316l", "316l", "10k", "80-foot"],
+        ),
     ],
 )
 def test_identifiers_are_codes_with_letters_and_digits(query: str, expected: list[str]) -> None:
