@@ -25,6 +25,9 @@ _IDENTIFIER = re.compile(
     r"(?<![a-z0-9])(?=[a-z0-9-]*[a-z])(?=[a-z0-9-]*\d)[a-z0-9]+(?:-[a-z0-9]+)*(?![a-z0-9])"
 )
 _VERSION_LABEL = re.compile(r"^(?:v|rev)\d+$")
+# An amount after a currency sign ("nt$400k", "£1.2m") is money, not a code.
+_CURRENCY_AMOUNT = r"(?<![a-z0-9])(?:[a-z]{1,2})?[$£€¥]\s*\d[\d,.]*(?:k|m|bn)?(?![a-z0-9])"
+_AFTER_CURRENCY_SIGN = re.compile(r"[$£€¥]\s*$")
 # An English ordinal ("1st", "22nd", "3rd", "31st") is a number, not a code.
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$")
 # "120-day", "24h", "3mm" are quantities, not codes.
@@ -228,8 +231,9 @@ def identifiers(text: str) -> list[str]:
 def identifiers_in(normalized: str) -> list[str]:
     found = [
         ident
-        for ident in _IDENTIFIER.findall(normalized)
-        if not _VERSION_LABEL.match(ident)
+        for match in _IDENTIFIER.finditer(normalized)
+        if not _AFTER_CURRENCY_SIGN.search(normalized, 0, match.start())
+        and not _VERSION_LABEL.match(ident := match.group(0))
         and not _QUANTITY_TOKEN.match(ident)
         and not _ORDINAL.match(ident)
         and not ident.isdigit()
@@ -344,7 +348,10 @@ class Term:
 _QUANTITY_IN_TEXT = re.compile(
     r"[±≤≥]?\s*\d+(?:\.\d+)?\s*(?:個|个)?(?:工作天|工作日|小時|小时|分鐘|分钟|日|天|週|周|月|年|件|片|"
     r"支|公斤|公克|公分|毫米|元|%|％|days?|hours?|weeks?|months?|years?|pcs|pieces?|mm|cm|kg|µm|"
-    r"um)(?![a-z])"
+    r"um)(?![a-z])|"
+    # an amount after its currency sign, with the letters that name the dollar ("NT$400k",
+    # "HK$3,200", "US$41.50", "£1.2m")
+    rf"{_CURRENCY_AMOUNT}"
 )
 
 

@@ -28,6 +28,10 @@ from services.language import tokens as text
         # from the rental desk); a grade or class the documents write so stays a code
         ("What's the haulage cost for a 40ft from Felixstowe up to Leeds?", []),
         ("two 150kW generators", []),
+        # an amount after its currency sign is money (hrlegal's "NT$400k"; a demo part's price
+        # and a Hong Kong car-park fee beside the codes that stay)
+        ("Do we still need three quotes for a NT$400k order?", []),
+        ("PN-7731-B at US$41.50, the space HK$3,200, SUS304", ["pn-7731-b", "sus304"]),
         (
             "SUS316L or 316L, a 10K telehandler, two 80-foot booms",
             ["sus316l", "316l", "10k", "80-foot"],
@@ -95,6 +99,13 @@ def test_stemming_joins_inflections() -> None:
     assert text.stem("gauges") == text.stem("gauge")
     assert text.stem("shipped") == text.stem("shipping") == "ship"
     assert text.stem("process") == "process"
+
+
+def test_an_amount_after_a_currency_sign_is_no_word_of_a_question() -> None:
+    terms = {
+        t.text for t in text.content_terms("Do we still need three quotes for a NT$400k order?")
+    }
+    assert "nt" not in terms and "400k" not in terms and "order" in terms
 
 
 def test_content_terms_drop_function_words_and_proposed_quantities() -> None:
