@@ -27,7 +27,7 @@ _IDENTIFIER = re.compile(
 _VERSION_LABEL = re.compile(r"^(?:v|rev)\d+$")
 # An amount after a currency sign ("nt$400k", "£1.2m") is money, not a code.
 _CURRENCY_AMOUNT = r"(?<![a-z0-9])(?:[a-z]{1,2})?[$£€¥]\s*\d[\d,.]*(?:k|m|bn)?(?![a-z0-9])"
-_AFTER_CURRENCY_SIGN = re.compile(r"[$£€¥]\s*$")
+_CURRENCY_SIGNS = ("$", "£", "€", "¥")
 # An English ordinal ("1st", "22nd", "3rd", "31st") is a number, not a code.
 _ORDINAL = re.compile(r"^\d+(?:st|nd|rd|th)$")
 # "120-day", "24h", "3mm" are quantities, not codes.
@@ -232,7 +232,9 @@ def identifiers_in(normalized: str) -> list[str]:
     found = [
         ident
         for match in _IDENTIFIER.finditer(normalized)
-        if not _AFTER_CURRENCY_SIGN.search(normalized, 0, match.start())
+        if not normalized[max(0, match.start() - 8) : match.start()]
+        .rstrip()
+        .endswith(_CURRENCY_SIGNS)
         and not _VERSION_LABEL.match(ident := match.group(0))
         and not _QUANTITY_TOKEN.match(ident)
         and not _ORDINAL.match(ident)
@@ -573,24 +575,25 @@ def content_words(
 def proper_nouns(normalized: str) -> list[str]:
     """The Chinese words of a normalised text that the tagger takes for names of people, places,
     organisations or other proper nouns (「艾克美」, 「華陽」), two characters or more."""
-    return list(
-        dict.fromkeys(
-            word
-            for word, flag in _tags(normalized)
-            if flag.startswith(_PROPER_POS) and len(word) >= 2 and _CJK_RUN.fullmatch(word)
-        )
-    )
+    return _tagged_as(normalized, _PROPER_POS)
 
 
 def people_named(normalized: str) -> list[str]:
     """The Chinese words of a normalised text that the tagger takes for names of people (nr),
     two characters or more. The tagger also marks some ordinary words so (修正, 許可): callers
     weigh how common a word is (services.language.frequency)."""
-    return [
-        word
-        for word, flag in _tags(normalized)
-        if flag.startswith("nr") and len(word) >= 2 and _CJK_RUN.fullmatch(word)
-    ]
+    return _tagged_as(normalized, ("nr",))
+
+
+def _tagged_as(normalized: str, flags: tuple[str, ...]) -> list[str]:
+    """The Chinese words of two characters or more the tagger gives one of `flags`, once each."""
+    return list(
+        dict.fromkeys(
+            word
+            for word, flag in _tags(normalized)
+            if flag.startswith(flags) and len(word) >= 2 and _CJK_RUN.fullmatch(word)
+        )
+    )
 
 
 def nominal(unit: str, normalized: str) -> bool:

@@ -373,6 +373,7 @@ def asks_about_now(query: str) -> bool:
 # the short form a plant writes for the first ("l3", "wi-l4-pack").
 _MEMBER_LATIN = re.compile(r"\b([a-z]{2,})\s*(?:no\.?\s*|#\s*)?(\d{1,3})\b(?!\s*[.,:]?\d)")
 _MEMBER_SHORT = re.compile(r"(?<![a-z0-9])([a-z])-?(\d{1,3})(?![a-z0-9])")
+_NEXT_WORD = re.compile(r"\s*(\S+)")
 # (not a day of a month: 「12月1號」)
 _MEMBER_CJK = re.compile(r"(?<![月\d])(\d{1,3})\s*号\s*([a-z]{2,}|[\u4e00-\u9fff])")
 
@@ -384,11 +385,11 @@ def numbered(normalized: str) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for match in _MEMBER_LATIN.finditer(normalized):
         noun, number = match.group(1), match.group(2)
-        after = normalized[match.end() :].split(maxsplit=1)
         if noun in text_analysis.EN_STOPWORDS or moments.moments(match.group(0)):
             continue  # "within 5", "june 5"
-        if after and (facts.is_unit_word(after[0].strip(".,;:)")) or after[0][:1] in "%°"):
-            continue
+        after = _NEXT_WORD.match(normalized, match.end())
+        if after and (facts.is_unit_word(after[1].strip(".,;:)")) or after[1][:1] in "%°"):
+            continue  # "2 hours", "5 %"
         found.setdefault(noun, set()).add(number)
     for match in _MEMBER_CJK.finditer(normalized):
         found.setdefault(match.group(2), set()).add(match.group(1))
