@@ -30,8 +30,10 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         DURATION,
         re.compile(
-            r"多久|多长时间|多少(?:个)?(?:工作)?(?:天|日|小时|分钟|周|星期|个月|年)|"
-            r"几(?:个)?(?:工作)?(?:天|日|小时|分钟|周|星期|个月)|"
+            # Cantonese asks 幾多 for 多少, 幾耐 for 多久, and counts hours in 個鐘 (鐘頭 in
+            # Mandarin too)
+            r"多久|几耐|多长时间|(?:多少|几多)(?:个)?(?:工作)?(?:天|日|小时|分钟|周|星期|个月|年|钟)|"
+            r"几(?:个)?(?:工作)?(?:天|日|小时|分钟|周|星期|个月|钟)|"
             r"how long|how soon|how quickly|how many (?:\w+ )?(?:days|hours|minutes|weeks|months|"
             r"years)\b"
         ),
@@ -39,7 +41,7 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         DATE,
         re.compile(
-            r"哪(?:一)?天|哪(?:一)?年|何时|什么时候|什么时间|几号|几月|哪个月|哪(?:一)?日|"
+            r"哪(?:一)?天|哪(?:一)?年|何时|几时|什么时候|什么时间|几号|几月|哪个月|哪(?:一)?日|"
             # "when" asks where a direct question puts it: first, or before its auxiliary
             # ("when is", "when do we"); "...label when we ship out" is a clause of time, and
             # so is a first "when" whose clause a comma closes before the question's own
@@ -54,7 +56,7 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         MONEY,
         re.compile(
-            r"多少钱|几(?:块)?钱|多少元|几元|"
+            r"多少钱|几多钱|几(?:块)?钱|多少元|几元|"
             r"how much (?:does|do|is|are|was|were|will|would|should|did)\b"
         ),
     ),
@@ -67,12 +69,16 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         COUNT,
         re.compile(
-            r"多少(?:个|件|片|名|位|人|家|座|次|种|只|条|台|箱|批|所|部|本|项)|"
+            r"(?:多少|几多)(?:个|件|片|名|位|人|家|座|次|种|只|条|台|箱|批|所|部|本|项)|"
             r"几(?:个|件|片|名|位|人|家|座|次|种|只|条|台|箱|批|所|部|本|项)|"
             r"how many\b"
         ),
     ),
-    (PERSON, re.compile(r"谁|哪位|哪一位|什么人|\bwho\b|\bwhom\b|\bwhose\b")),
+    # Cantonese 邊位 asks who; 邊個 too where it ends the question (「邊個時段」 is "which slot")
+    (
+        PERSON,
+        re.compile(r"谁|哪位|哪一位|什么人|边位|边个(?=[?？,，。]|$)|\bwho\b|\bwhom\b|\bwhose\b"),
+    ),
     (
         TEMPERATURE,
         re.compile(

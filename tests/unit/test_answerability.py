@@ -81,10 +81,27 @@ def test_a_question_asking_for_a_type_needs_a_span_stating_one():
         ("这批一共有几件？", answer_types.COUNT),
         ("What percentage is rejected?", answer_types.PERCENTAGE),
         ("Who approves the deviation?", answer_types.PERSON),
+        # Cantonese asks 幾多 for 多少, 幾耐 for 多久, 幾時 for when, 邊位 for who, and counts
+        # hours in 個鐘 (a Hong Kong property manager's residents; 鐘頭 is Mandarin too)
+        ("計劃停水要提早幾多日通知住戶？", answer_types.DURATION),
+        ("有人困 lift，管理員要幾多分鐘內趕到現場？", answer_types.DURATION),
+        ("管理費拖咗幾耐會收到追數信？", answer_types.DURATION),
+        ("車可以泊幾個鐘？", answer_types.DURATION),
+        ("这批货要等几个钟头？", answer_types.DURATION),
+        ("海韻苑電單車月租車位幾多錢一個月？", answer_types.MONEY),
+        ("2座幾時停水？", answer_types.DATE),
+        ("邊位住戶投訴過升降機有異響？", answer_types.PERSON),
+        ("負責人係邊個？", answer_types.PERSON),
+        ("今年有幾多個住戶投訴？", answer_types.COUNT),
     ],
 )
 def test_answer_types_are_read_from_closed_class_question_words(question, kind):
     assert kind in answer_types.asked(question)
+
+
+def test_which_followed_by_a_noun_asks_for_that_noun_not_for_a_person():
+    # 「邊個時段」 is "which time slot", as 「哪個時段」 is; 邊個 alone asks who
+    assert answer_types.PERSON not in answer_types.asked("裝修打窿鑽牆邊個時段先准做？")
 
 
 @pytest.mark.parametrize(
