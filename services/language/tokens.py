@@ -155,6 +155,15 @@ def _t2s() -> opencc.OpenCC:
     return opencc.OpenCC("t2s")
 
 
+_DIGIT = re.compile(r"\d")
+
+
+def has_digit(text: str) -> bool:
+    """Whether `text`, normalised, holds a digit (「①」 and "²" become digits under NFKC): a
+    text without one states no quantity, date or time, so their patterns need not run."""
+    return bool(_DIGIT.search(text) or _DIGIT.search(unicodedata.normalize("NFKC", text)))
+
+
 def normalize(text: str) -> str:
     """Width, case, thousands separators and script folded: 標準/标准, ＳＵＳ304/sus304 meet."""
     folded = unicodedata.normalize("NFKC", text).casefold()

@@ -167,6 +167,8 @@ class Fact:
 
 
 def extract_facts(text: str) -> list[Fact]:
+    if not text_analysis.has_digit(text):
+        return []  # a fact's value is written with digits (a date's or a time's too)
     norm, _ = aligned_normalize(text)
     dated = _DATE.sub(lambda m: "#" * len(m.group()), norm)
     masked = _mask(norm)
@@ -354,6 +356,8 @@ def currency_code(word: str) -> str | None:
 def quantities(text: str) -> list[tuple[str, str]]:
     """(value, canonical unit) of every quantity in `text` that has a unit, wherever it stands
     in its clause (dates and the digits inside identifiers are not quantities)."""
+    if not text_analysis.has_digit(text):
+        return []
     norm, _ = aligned_normalize(text)
     found = []
     for match in _FACT.finditer(_mask(norm)):
@@ -365,6 +369,8 @@ def quantities(text: str) -> list[tuple[str, str]]:
 
 def quantity_units(text: str) -> frozenset[str]:
     """Every canonical unit a quantity in `text` is stated in, plus "date" for calendar dates."""
+    if not text_analysis.has_digit(text):
+        return frozenset()
     norm, _ = aligned_normalize(text)
     units = {"date"} if _DATE.search(norm) else set()
     for match in _FACT.finditer(_mask(norm)):

@@ -100,6 +100,8 @@ class Moment:
 def moments(text: str, *, normalized: bool = False) -> list[Moment]:
     """Every date and time of day `text` states (ranges as one value), in order; offsets are
     in `text` itself when it is `normalized` already, else in its normalised form."""
+    if not text_analysis.has_digit(text):
+        return []  # every date and time of day is written with digits
     norm = text if normalized else text_analysis.normalize(text)
     found: list[Moment] = []
     taken = [False] * len(norm)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from services.language import tokens
+from services.retrieval import facts
 from services.retrieval.moments import moments
 
 
@@ -69,3 +71,34 @@ def test_what_is_not_a_date_or_a_time_of_day(text):
 
 def test_a_range_that_opens_a_text_is_a_value_not_a_timestamp():
     assert _values("7:00 to 15:00, at the scale house") == [("clock", "07:00~15:00")]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "③ 值班交接清單增加到期證書一項，每 ② 週檢查",  # circled numbers are digits once normalised
+        "Frozen storage at −18 °C for ²⁄₃ of the run",
+        "１２月２４日起封網",  # full-width digits
+    ],
+)
+def test_digits_written_otherwise_are_digits(text):
+    # A text is skipped by the quantity, date and time patterns only when it has no digit
+    # even after NFKC; these have one, and what they state is read as before.
+    assert tokens.has_digit(text)
+
+
+def test_a_text_without_digits_states_no_quantity_date_or_time():
+    for text in (
+        "計劃性停水或停電，管理處須以書面通告通知全體受影響住戶。",
+        "Stop the line and quarantine all exposed product.",
+        "二〇二六年十二月二十四日",  # dates in Chinese numerals are not read as dates anywhere
+    ):
+        assert not tokens.has_digit(text)
+        assert moments(text) == []
+        assert facts.extract_facts(text) == []
+        assert facts.quantities(text) == []
+        assert facts.quantity_units(text) == frozenset()
+
+
+def test_a_circled_number_is_still_read_as_a_quantity():
+    assert facts.quantities("每 ② 週檢查一次") == [("2", "week")]
