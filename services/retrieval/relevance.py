@@ -42,6 +42,12 @@ The rule (documented in README "Retrieval"):
    the series (a rule for every line) is not concerned.
 6. A question about what holds now ("current", "now", 「現在」「目前」「而家」: `asks_about_now`)
    is not answered by history alone: a past quote or an old mail tells what was.
+7. A name the question asks about must be named: a Chinese word the general tagger takes for a
+   proper noun, rare in the language (Zipf < 4, as names are), that nothing the principal may
+   read contains (「嘉善」 of 「嘉善南站」 when only 嘉兴南站 is readable; a customer whose
+   documents the person may not read) leaves the question unanswered — unless an item writes it
+   otherwise: as the longer name it shortens (徐家 in 徐氏家族), in pinyin (渤海 as "Bohai
+   Retail"), or, for one part of a transliterated name, with every other part (`_unnamed`).
 Similarity never decides on its own except across scripts, and then only as a rank.
 """
 
@@ -148,10 +154,11 @@ def assess(
         for kind in answer_types.asked(query)
         if not any(answer_types.states(kind, i.section) for i in relevant)
     ]
-    sufficient = not missing_ids and bool(relevant) and not unanswered
+    unnamed = _unnamed(query, words, unseen, items)
+    sufficient = not missing_ids and bool(relevant) and not unanswered and not unnamed
     missing: list[str] = []
     if not sufficient:
-        missing = [t.display for t in missing_ids]
+        missing = [t.display for t in missing_ids] + [t.display for t in unnamed]
         found_anywhere = relevant or items
         missing += [
             t.display
@@ -172,6 +179,62 @@ def assess(
             if verdicts[i.evidence_ids] in ("vector", "translated")
             for e in i.evidence_ids
         ),
+    )
+
+
+def _unnamed(
+    query: str, words: list[Term], unseen: Container[str], items: list[Item]
+) -> list[Term]:
+    """The question's names that nothing the principal may read contains, nor any item in
+    another form: Chinese words the general tagger takes for a proper noun (a person, place,
+    organisation or work) that are rare in the language, as names are (「嘉善」 of 「嘉善南站」,
+    「浸信会」). The question is about what they name; evidence that never names it answers about
+    something else. A name counts as written where an item writes the longer name it shortens
+    (徐家 in 徐氏家族) or spells it in pinyin (渤海 in "Bohai Retail Group")."""
+    candidates = [
+        t
+        for t in words
+        if t.kind == "cjk" and t.text in unseen and frequency.zipf(t.text) < frequency.NAME_ZIPF
+    ]
+    if not candidates:
+        return []
+    asking = text_analysis.normalize(_asking(query)[0])
+    proper = set(text_analysis.proper_nouns(asking))
+    return [
+        t
+        for t in candidates
+        if t.text in proper
+        and not any(_names(t.text, item.text) for item in items)
+        and not any(_names_the_rest(t.text, asking, item.text) for item in items)
+    ]
+
+
+# A foreign name as Chinese writes it: its parts joined by a middle dot (艾蒂安·保罗·马利·拉莫特).
+_DOTTED_NAME = re.compile(rf"[{text_analysis.CJK}]+(?:[·・•‧][{text_analysis.CJK}]+)+")
+_NAME_DOT = re.compile("[·・•‧]")
+
+
+def _names_the_rest(word: str, question: str, text: str) -> bool:
+    """Whether a text writes every other part of the transliterated name a word of the
+    question stands in: a part is transliterated in more than one way (拉摩特 / 拉莫特), and
+    the segmenter cuts a part with what follows it (「尼高·高华以什么著称」)."""
+    for match in _DOTTED_NAME.finditer(question):
+        parts = _NAME_DOT.split(match.group())
+        holding = [p for p in parts if word in p or p in word]
+        others = [p for p in parts if p not in holding]
+        if holding and others and all(p in text for p in others):
+            return True
+    return False
+
+
+def _names(name: str, text: str) -> bool:
+    """Whether a normalised text writes a Chinese name: as written, as the longer name it
+    shortens, or in pinyin as a word of its own."""
+    if name in text or text_analysis.shortened_in(name, text):
+        return True
+    return any(
+        re.search(rf"(?<![a-z]){spelled}(?![a-z])", text)
+        for spelled in bilingual.romanizations(name)
     )
 
 

@@ -33,3 +33,10 @@ def test_the_first_text_that_renders_a_word_decides():
     person, document = "请补充样品数量", "抽样计划见附件"
     assert bilingual.rendered_in(["sample"], [person, document]) == {"sample": "样品"}
     assert bilingual.rendered_in(["sample"], [document, person]) == {"sample": "抽样"}
+
+
+def test_a_chinese_name_is_romanized_as_pinyin_run_together():
+    # itdesk's and hrlegal's customers, written in English documents as Bohai, Huayang
+    assert "bohai" in bilingual.romanizations("渤海")
+    assert "huayang" in bilingual.romanizations("華陽")  # any script
+    assert bilingual.romanizations("嘉") == frozenset()  # one character names too much

@@ -521,3 +521,71 @@ def test_a_question_about_now_is_not_answered_by_history(query, body, sufficient
     past = dataclasses.replace(item(body), history=True)
     assert assess(query, [past]).sufficient is sufficient
     assert assess(query, [item(body)]).sufficient  # the same words in a current document answer
+
+
+@pytest.mark.parametrize(
+    ("query", "answer", "unseen"),
+    [
+        # CMRC 2018 (encyclopedia, Simplified): the station asked about is 嘉善南; only the
+        # passage on 嘉兴南站 is readable, and it shares every other word of the question.
+        (
+            "嘉善南站站房面积有多少平方米？",
+            "嘉兴南站是沪昆客运专线沪杭段沿途等级最高的中间站，建筑总面积近5.6万平方米，"
+            "包括站房、站台雨棚、地下通道等部分。",
+            {"嘉善"},
+        ),
+        # CMRC 2018: another church of the same city
+        (
+            "底特律第二浸信会教堂在哪里？",
+            "底特律圣公会三一堂是一所教堂，位于底特律马丁路德金大道1519号。",
+            {"浸信会"},
+        ),
+        # pharma (Simplified): a customer whose documents this person may not read; the
+        # stability price list of another one answers nothing about it
+        (
+            "去年给瑞康报的额外稳定性考察多少钱一批？",
+            "额外稳定性考察（加速或中间条件）每批每个时间点 3,500 元，报价有效期 90 天。",
+            {"瑞康"},
+        ),
+    ],
+)
+def test_a_name_nothing_readable_contains_leaves_the_question_unanswered(
+    query: str, answer: str, unseen: set[str]
+) -> None:
+    # The question is about what its rare proper noun names; evidence that never names it is
+    # about something else, however many other words it shares.
+    assert assess(query, [item(answer)]).sufficient
+    result = assess(query, [item(answer)], unseen=unseen)
+    assert not result.sufficient
+    assert {text.normalize_script(m) for m in result.missing} >= unseen
+
+
+@pytest.mark.parametrize(
+    ("query", "answer", "unseen"),
+    [
+        # itdesk (Simplified question, English contract): the customer's name in pinyin
+        (
+            "渤海零售的 P3 工单每天几点到几点受理？",
+            "Bohai Retail Group - Support Services Schedule. P3 tickets: accepted 08:00-20:00 "
+            "daily; 工单 handled in the Qingyun portal.",
+            {"渤海"},
+        ),
+        # museum (Traditional): the family the collection writes in full, 徐氏家族
+        (
+            "1968年徐家捐了多少件陶瓷？",
+            "1. 1968 年，地方望族徐氏家族捐贈閩南日用陶瓷 212 件，含碗、盤、醬缸及祭祀用器；",
+            {"徐家"},
+        ),
+        # CMRC 2018: a transliterated name whose last part is written another way (拉摩特 /
+        # 拉莫特), the others as asked
+        (
+            "艾蒂安·保罗·马利·拉摩特的出生地是哪里？",
+            "艾蒂安·保罗·马利·拉莫特，生于比利时迪南，是一名天主教神父。",
+            {"拉摩"},
+        ),
+    ],
+)
+def test_a_name_written_another_way_is_still_named(
+    query: str, answer: str, unseen: set[str]
+) -> None:
+    assert assess(query, [item(answer)], unseen=unseen).sufficient
