@@ -104,6 +104,7 @@ _TONE = re.compile(r"\d")
 MAX_ROMANIZED_CHARS = 4
 
 
+@functools.lru_cache(maxsize=65_536)
 def romanizations(word: str) -> frozenset[str]:
     """How a Chinese name (any script) may be written in Latin letters: the pinyin of its
     characters run together, in every combination of their readings (渤海 → "bohai", 华阳 →

@@ -48,6 +48,9 @@ The rule (documented in README "Retrieval"):
    documents the person may not read) leaves the question unanswered — unless an item writes it
    otherwise: as the longer name it shortens (徐家 in 徐氏家族), in pinyin (渤海 as "Bohai
    Retail"), or, for one part of a transliterated name, with every other part (`_unnamed`).
+   The same for a capitalised word inside an English question's sentence ("Greenfield"), looked
+   for only where an item is written in Latin letters, with one letter wrong allowed ("Emmrich"
+   for Emmerich) and as the Chinese characters whose pinyin it is ("Huayang" for 華陽).
 Similarity never decides on its own except across scripts, and then only as a rank.
 """
 
@@ -187,24 +190,31 @@ def _unnamed(
 ) -> list[Term]:
     """The question's names that nothing the principal may read contains, nor any item in
     another form: Chinese words the general tagger takes for a proper noun (a person, place,
-    organisation or work) that are rare in the language, as names are (「嘉善」 of 「嘉善南站」,
-    「浸信会」). The question is about what they name; evidence that never names it answers about
-    something else. A name counts as written where an item writes the longer name it shortens
-    (徐家 in 徐氏家族) or spells it in pinyin (渤海 in "Bohai Retail Group")."""
+    organisation or work), and capitalised words inside an English sentence, that are rare in
+    the language, as names are (「嘉善」 of 「嘉善南站」, 「浸信会」, "Greenfield"). The question
+    is about what they name; evidence that never names it answers about something else. A name
+    counts as written where an item writes it otherwise (`_names`, `_names_the_rest`); a Latin
+    one is looked for only where an item is written in Latin letters."""
     candidates = [
         t
         for t in words
-        if t.kind == "cjk" and t.text in unseen and frequency.zipf(t.text) < frequency.NAME_ZIPF
+        if t.kind in ("cjk", "word")
+        and t.text in unseen
+        and frequency.zipf(t.text if t.kind == "cjk" else t.display.lower()) < frequency.NAME_ZIPF
     ]
     if not candidates:
         return []
     asking = text_analysis.normalize(_asking(query)[0])
     proper = set(text_analysis.proper_nouns(asking))
+    proper |= {text_analysis.stem(w.lower()) for w in _PROPER.findall(_asking(query)[0])}
     return [
         t
         for t in candidates
         if t.text in proper
-        and not any(_names(t.text, item.text) for item in items)
+        # a Latin word is looked for only where a Latin text could write it ("Fab 2" of an
+        # English question is 「二廠」 in a Chinese contract); a name in pinyin still counts
+        and (t.kind == "cjk" or any(text_analysis.script_of(i.section) == "latin" for i in items))
+        and not any(_names(_as_name(t), item.text) for item in items)
         and not any(_names_the_rest(t.text, asking, item.text) for item in items)
     ]
 
@@ -227,15 +237,68 @@ def _names_the_rest(word: str, question: str, text: str) -> bool:
     return False
 
 
+def _as_name(term: Term) -> str:
+    """A term as a name is looked for: a Chinese word as folded, a Latin one as the question
+    writes it, in lower case and without a possessive (not stemmed: "Hawkeye's")."""
+    if term.kind == "cjk":
+        return term.text
+    return re.sub(r"['’]s$", "", term.display.lower())
+
+
 def _names(name: str, text: str) -> bool:
-    """Whether a normalised text writes a Chinese name: as written, as the longer name it
-    shortens, or in pinyin as a word of its own."""
+    """Whether a normalised text writes a name of the question: a Chinese one as written, as
+    the longer name it shortens, or in pinyin as a word of its own; a Latin one as written but
+    for one letter (a name is misspelt as often as it is asked: "Emmrich" for Emmerich), or as
+    the Chinese characters whose pinyin it is ("Huayang" for 華陽)."""
+    if not _CJK.search(name):
+        return _names_latin(name, text)
     if name in text or text_analysis.shortened_in(name, text):
         return True
     return any(
         re.search(rf"(?<![a-z]){spelled}(?![a-z])", text)
         for spelled in bilingual.romanizations(name)
     )
+
+
+# A Latin name this long or longer is recognised with one letter wrong (shorter ones would
+# match too many other words).
+_MISSPELT_MIN_CHARS = 5
+
+
+def _names_latin(name: str, text: str) -> bool:
+    if len(name) >= _MISSPELT_MIN_CHARS and any(
+        _one_edit(name, word) for word in set(_LATIN_WORD.findall(text))
+    ):
+        return True
+    for run in _CJK_RUN.findall(text):
+        for size in range(2, bilingual.MAX_ROMANIZED_CHARS + 1):
+            for start in range(len(run) - size + 1):
+                if name in bilingual.romanizations(run[start : start + size]):
+                    return True
+    return False
+
+
+_LATIN_WORD = re.compile(r"[a-z]+")
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether two words differ by at most one letter inserted, dropped, replaced or two
+    neighbours swapped."""
+    if a == b:
+        return True
+    if abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (
+            len(diff) == 2
+            and diff[1] == diff[0] + 1
+            and a[diff[0]] == b[diff[1]]
+            and a[diff[1]] == b[diff[0]]
+        )
+    short, long_ = sorted((a, b), key=len)
+    i = next((i for i in range(len(short)) if short[i] != long_[i]), len(short))
+    return short[i:] == long_[i + 1 :]
 
 
 def _says_anything(query: str) -> bool:

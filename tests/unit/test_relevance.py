@@ -589,3 +589,59 @@ def test_a_name_written_another_way_is_still_named(
     query: str, answer: str, unseen: set[str]
 ) -> None:
     assert assess(query, [item(answer)], unseen=unseen).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "answer", "unseen"),
+    [
+        # foodqa (English): a supplier whose records this person may not read; another
+        # supplier's score shares every other word
+        (
+            "What's Greenfield Flour's supplier score?",
+            "Supplier approval: Millstone Flour Ltd supplier score 86 (approved, low risk).",
+            {"greenfield"},
+        ),
+        # SQuAD 2.0 (encyclopedia, English): a river nothing readable names
+        (
+            "How wide is the Vistula at Warsaw's Old Town?",
+            "The Rhine is 400 m wide between Emmerich and Cleves; the Old Town bridge spans it.",
+            {"vistula", "warsaw"},
+        ),
+    ],
+)
+def test_a_latin_name_nothing_readable_contains_leaves_the_question_unanswered(
+    query: str, answer: str, unseen: set[str]
+) -> None:
+    assert assess(query, [item(answer)]).sufficient
+    assert not assess(query, [item(answer)], unseen=unseen).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "answers", "unseen"),
+    [
+        # SQuAD 2.0: the question misspells the town ("Emmrich" for Emmerich)
+        (
+            "How wide is the Rhine in Germany between Emmrich and Cleves?",
+            ["The Rhine is 400 m wide in Germany between Emmerich and Cleves."],
+            {"emmrich"},
+        ),
+        # hrlegal: an English question about a contract written in Chinese; "Fab 2" is 「二廠」
+        # there, which no Latin text could be looked in
+        (
+            "Huayang Fab 2 MEP contract: what percentage is the warranty bond?",
+            ["華陽科技新竹二廠機電工程承攬契約：保固保證金為契約總價5%。"],
+            {"fab"},
+        ),
+        # itdesk: the customer written in Chinese beside an English schedule
+        (
+            "What are Bohai's P3 support hours?",
+            ["渤海零售 P3 support hours: 08:00-20:00 daily, tickets via the portal."],
+            {"bohai"},
+        ),
+    ],
+)
+def test_a_latin_name_misspelt_or_in_another_script_is_not_missing(
+    query: str, answers: list[str], unseen: set[str]
+) -> None:
+    # (the embedding's pick across scripts: z = 3)
+    assert assess(query, [item(a, z=3.0) for a in answers], unseen=unseen).sufficient
