@@ -48,6 +48,7 @@ The rule (documented in README "Retrieval"):
    documents the person may not read) leaves the question unanswered — unless an item writes it
    otherwise: as the longer name it shortens (徐家 in 徐氏家族), in pinyin (渤海 as "Bohai
    Retail"), or, for one part of a transliterated name, with every other part (`_unnamed`).
+   The words of a title in 《》 name a work, everyday words too (《我的暑假》).
    The same for a capitalised word inside an English question's sentence ("Greenfield"), looked
    for only where an item is written in Latin letters, with one letter wrong allowed ("Emmrich"
    for Emmerich) and as the Chinese characters whose pinyin it is ("Huayang" for 華陽).
@@ -195,17 +196,26 @@ def _unnamed(
     is about what they name; evidence that never names it answers about something else. A name
     counts as written where an item writes it otherwise (`_names`, `_names_the_rest`); a Latin
     one is looked for only where an item is written in Latin letters."""
+    unused = [t for t in words if t.kind in ("cjk", "word") and t.text in unseen]
+    if not unused:
+        return []
+    asking = text_analysis.normalize(_asking(query)[0])
+    # the words of a title in 《》 name a work, everyday words too (「《我的暑假》是由哪个公司
+    # 发售的游戏？」); other names are rare in the language
+    titled = {
+        w
+        for title in _WORK_TITLE.findall(asking)
+        for w in text_analysis.content_words(title, times=True)
+    }
     candidates = [
         t
-        for t in words
-        if t.kind in ("cjk", "word")
-        and t.text in unseen
-        and frequency.zipf(t.text if t.kind == "cjk" else t.display.lower()) < frequency.NAME_ZIPF
+        for t in unused
+        if t.text in titled
+        or frequency.zipf(t.text if t.kind == "cjk" else t.display.lower()) < frequency.NAME_ZIPF
     ]
     if not candidates:
         return []
-    asking = text_analysis.normalize(_asking(query)[0])
-    proper = set(text_analysis.proper_nouns(asking))
+    proper = set(text_analysis.proper_nouns(asking)) | titled
     proper |= {text_analysis.stem(w.lower()) for w in _PROPER.findall(_asking(query)[0])}
     return [
         t
@@ -219,6 +229,7 @@ def _unnamed(
     ]
 
 
+_WORK_TITLE = re.compile(r"《([^》]{1,40})》")
 # A foreign name as Chinese writes it: its parts joined by a middle dot (艾蒂安·保罗·马利·拉莫特).
 _DOTTED_NAME = re.compile(rf"[{text_analysis.CJK}]+(?:[·・•‧][{text_analysis.CJK}]+)+")
 _NAME_DOT = re.compile("[·・•‧]")

@@ -645,3 +645,28 @@ def test_a_latin_name_misspelt_or_in_another_script_is_not_missing(
 ) -> None:
     # (the embedding's pick across scripts: z = 3)
     assert assess(query, [item(a, z=3.0) for a in answers], unseen=unseen).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "answer", "unseen"),
+    [
+        # CMRC 2018: a game nothing readable names, asked beside another game's passage
+        (
+            "《我的暑假》是由哪个公司发售的游戏？",
+            "《夏日旋律》是日本AcaciaSoft于2007年1月26日发售的第二款恋爱冒险类型游戏，由该公司制作。",
+            {"暑假"},
+        ),
+        # a museum's exhibition (Traditional): another exhibition's curator; 記憶 is an everyday
+        # word, a name only inside the title
+        (
+            "《港口記憶》特展的策展人是誰？",
+            "《港口百年》特展的策展人為研究組陳怡君。",
+            {"记忆"},
+        ),
+    ],
+)
+def test_the_words_of_a_title_name_a_work(query: str, answer: str, unseen: set[str]) -> None:
+    # Everyday words (暑假, 記憶) are a name inside 《》: a question about a work nothing
+    # readable names is not answered by another work's passage.
+    assert assess(query, [item(answer)]).sufficient
+    assert not assess(query, [item(answer)], unseen=unseen).sufficient
