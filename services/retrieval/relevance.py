@@ -48,7 +48,8 @@ The rule (documented in README "Retrieval"):
    documents the person may not read) leaves the question unanswered — unless an item writes it
    otherwise: as the longer name it shortens (徐家 in 徐氏家族), in pinyin (渤海 as "Bohai
    Retail"), or, for one part of a transliterated name, with every other part (`_unnamed`).
-   The words of a title in 《》 name a work, everyday words too (《我的暑假》).
+   The words of a title in 《》 name a work, everyday words too (《我的暑假》), and a capitalised
+   Latin word a Chinese question keeps is a name ("Playfish"; an acronym, MOSFET, is a term).
    The same for a capitalised word inside an English question's sentence ("Greenfield"), looked
    for only where an item is written in Latin letters, with one letter wrong allowed ("Emmrich"
    for Emmerich) and as the Chinese characters whose pinyin it is ("Huayang" for 華陽).
@@ -217,19 +218,29 @@ def _unnamed(
         return []
     proper = set(text_analysis.proper_nouns(asking)) | titled
     proper |= {text_analysis.stem(w.lower()) for w in _PROPER.findall(_asking(query)[0])}
+    # a capitalised Latin word a Chinese question keeps is a name (「Playfish的总部在哪里？」),
+    # which Chinese text keeps in Latin letters too; an acronym (MOSFET, RMA) is a term
+    kept_latin = text_analysis.script_of(asking) == "cjk"
+    if kept_latin:
+        proper |= {text_analysis.stem(w.lower()) for w in _CAPITALISED.findall(_asking(query)[0])}
     return [
         t
         for t in candidates
         if t.text in proper
-        # a Latin word is looked for only where a Latin text could write it ("Fab 2" of an
-        # English question is 「二廠」 in a Chinese contract); a name in pinyin still counts
-        and (t.kind == "cjk" or any(text_analysis.script_of(i.section) == "latin" for i in items))
+        # a Latin word of an English question is looked for only where a Latin text could
+        # write it ("Fab 2" is 「二廠」 in a Chinese contract); a name in pinyin still counts
+        and (
+            t.kind == "cjk"
+            or kept_latin
+            or any(text_analysis.script_of(i.section) == "latin" for i in items)
+        )
         and not any(_names(_as_name(t), item.text) for item in items)
         and not any(_names_the_rest(t.text, asking, item.text) for item in items)
     ]
 
 
 _WORK_TITLE = re.compile(r"《([^》]{1,40})》")
+_CAPITALISED = re.compile(r"(?<![A-Za-z])[A-Z][a-z][A-Za-z]*")
 # A foreign name as Chinese writes it: its parts joined by a middle dot (艾蒂安·保罗·马利·拉莫特).
 _DOTTED_NAME = re.compile(rf"[{text_analysis.CJK}]+(?:[·・•‧][{text_analysis.CJK}]+)+")
 _NAME_DOT = re.compile("[·・•‧]")

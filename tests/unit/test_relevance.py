@@ -670,3 +670,34 @@ def test_the_words_of_a_title_name_a_work(query: str, answer: str, unseen: set[s
     # readable names is not answered by another work's passage.
     assert assess(query, [item(answer)]).sufficient
     assert not assess(query, [item(answer)], unseen=unseen).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "answer", "unseen"),
+    [
+        # CMRC 2018: a company a Chinese question names in Latin letters
+        (
+            "Playfish的总部在哪个地方？",
+            "Zynga的总部在美国旧金山，是一家社交游戏公司，该公司在伦敦等地方设有分部。",
+            {"playfish"},
+        ),
+        # distributor (Traditional with English): a supplier nothing readable names
+        (
+            "Sunrise Components（香港）有做過出口篩選嗎？",
+            "1. C-ORIENTX 東昕貿易（香港）：出口篩選未通過，列入觀察名單。",
+            {"sunris", "component"},
+        ),
+    ],
+)
+def test_a_capitalised_latin_name_in_a_chinese_question_must_be_named(
+    query: str, answer: str, unseen: set[str]
+) -> None:
+    assert assess(query, [item(answer)]).sufficient
+    assert not assess(query, [item(answer)], unseen=unseen).sufficient
+
+
+def test_an_acronym_a_chinese_question_keeps_is_a_term_not_a_name() -> None:
+    # distributor: the part the customer received is context; the RMA rule answers for any part
+    query = "客戶說兩個月前收到的 MOSFET 有不良，現在還能開 RMA 嗎？不良品要在到貨後幾天內提出？"
+    answer = "2. 不良品 RMA\n2.1 客戶須於到貨日起 90 天內提出，並附不良現象、date code、lot no."
+    assert assess(query, [item(answer)], unseen={"mosfet", "收到"}).sufficient
