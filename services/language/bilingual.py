@@ -104,7 +104,6 @@ _TONE = re.compile(r"\d")
 MAX_ROMANIZED_CHARS = 4
 
 
-@functools.lru_cache(maxsize=65_536)
 def romanizations(word: str) -> frozenset[str]:
     """How a Chinese name (any script) may be written in Latin letters: the pinyin of its
     characters run together, in every combination of their readings (渤海 → "bohai", 华阳 →
@@ -121,6 +120,25 @@ def romanizations(word: str) -> frozenset[str]:
             return frozenset()
         spelled = [f"{head}{option}" for head in spelled for option in options]
     return frozenset(spelled)
+
+
+def spelled_in(name: str, text: str) -> bool:
+    """Whether a normalised (Simplified) text holds two to MAX_ROMANIZED_CHARS Chinese characters
+    whose pinyin, run together, is `name` (lower case): "huayang" in 「华阳科技」. The readings
+    are matched along the text, character by character, instead of spelling out every run."""
+    readings = _readings()
+    for start in range(len(text)):
+        reached = {0}  # how much of the name the characters from `start` can spell
+        for length in range(1, min(MAX_ROMANIZED_CHARS, len(text) - start) + 1):
+            options = readings.get(text[start + length - 1])
+            if not options:
+                break
+            reached = {at + len(o) for at in reached for o in options if name.startswith(o, at)}
+            if not reached:
+                break
+            if length >= 2 and len(name) in reached:
+                return True
+    return False
 
 
 def meanings(word: str) -> tuple[str, ...]:

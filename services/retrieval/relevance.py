@@ -200,7 +200,8 @@ def _unnamed(
     unused = [t for t in words if t.kind in ("cjk", "word") and t.text in unseen]
     if not unused:
         return []
-    asking = text_analysis.normalize(_asking(query)[0])
+    asked = _asking(query)[0]
+    asking = text_analysis.normalize(asked)
     # the words of a title in 《》 name a work, everyday words too (「《我的暑假》是由哪个公司
     # 发售的游戏？」); other names are rare in the language
     titled = {
@@ -217,12 +218,12 @@ def _unnamed(
     if not candidates:
         return []
     proper = set(text_analysis.proper_nouns(asking)) | titled
-    proper |= {text_analysis.stem(w.lower()) for w in _PROPER.findall(_asking(query)[0])}
+    proper |= {text_analysis.stem(w.lower()) for w in _PROPER.findall(asked)}
     # a capitalised Latin word a Chinese question keeps is a name (「Playfish的总部在哪里？」),
     # which Chinese text keeps in Latin letters too; an acronym (MOSFET, RMA) is a term
     kept_latin = text_analysis.script_of(asking) == "cjk"
     if kept_latin:
-        proper |= {text_analysis.stem(w.lower()) for w in _CAPITALISED.findall(_asking(query)[0])}
+        proper |= {text_analysis.stem(w.lower()) for w in _CAPITALISED.findall(asked)}
     return [
         t
         for t in candidates
@@ -292,12 +293,7 @@ def _names_latin(name: str, text: str) -> bool:
         _one_edit(name, word) for word in set(_LATIN_WORD.findall(text))
     ):
         return True
-    for run in _CJK_RUN.findall(text):
-        for size in range(2, bilingual.MAX_ROMANIZED_CHARS + 1):
-            for start in range(len(run) - size + 1):
-                if name in bilingual.romanizations(run[start : start + size]):
-                    return True
-    return False
+    return bilingual.spelled_in(name, text)
 
 
 _LATIN_WORD = re.compile(r"[a-z]+")

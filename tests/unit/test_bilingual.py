@@ -40,3 +40,10 @@ def test_a_chinese_name_is_romanized_as_pinyin_run_together():
     assert "bohai" in bilingual.romanizations("渤海")
     assert "huayang" in bilingual.romanizations("華陽")  # any script
     assert bilingual.romanizations("嘉") == frozenset()  # one character names too much
+
+
+def test_a_name_is_found_where_a_text_spells_it_in_characters():
+    assert bilingual.spelled_in("huayang", "华阳科技新竹二厂机电工程")
+    assert bilingual.spelled_in("bohai", "客户:渤海零售")
+    assert not bilingual.spelled_in("huayang", "华信科技")
+    assert not bilingual.spelled_in("hua", "华信")  # one character names too much

@@ -30,6 +30,13 @@ def item(body: str, *, title: str = "", z: float = 0.0, eid: str = "DOC@1:0-10")
     )
 
 
+def answered_until_unseen(query: str, answer: str, unseen: set[str]):
+    """The assessment of a question an item answers by its words, once `unseen` are the words
+    nothing the principal may read contains."""
+    assert assess(query, [item(answer)]).sufficient
+    return assess(query, [item(answer)], unseen=unseen)
+
+
 def test_evidence_mentioning_the_question_terms_is_sufficient() -> None:
     result = assess("標準交期是幾天", [item("新版：標準交期 15 日；特殊檢驗另評估。")])
     assert result.sufficient and result.missing == []
@@ -554,8 +561,7 @@ def test_a_name_nothing_readable_contains_leaves_the_question_unanswered(
 ) -> None:
     # The question is about what its rare proper noun names; evidence that never names it is
     # about something else, however many other words it shares.
-    assert assess(query, [item(answer)]).sufficient
-    result = assess(query, [item(answer)], unseen=unseen)
+    result = answered_until_unseen(query, answer, unseen)
     assert not result.sufficient
     assert {text.normalize_script(m) for m in result.missing} >= unseen
 
@@ -612,8 +618,7 @@ def test_a_name_written_another_way_is_still_named(
 def test_a_latin_name_nothing_readable_contains_leaves_the_question_unanswered(
     query: str, answer: str, unseen: set[str]
 ) -> None:
-    assert assess(query, [item(answer)]).sufficient
-    assert not assess(query, [item(answer)], unseen=unseen).sufficient
+    assert not answered_until_unseen(query, answer, unseen).sufficient
 
 
 @pytest.mark.parametrize(
@@ -668,8 +673,7 @@ def test_a_latin_name_misspelt_or_in_another_script_is_not_missing(
 def test_the_words_of_a_title_name_a_work(query: str, answer: str, unseen: set[str]) -> None:
     # Everyday words (暑假, 記憶) are a name inside 《》: a question about a work nothing
     # readable names is not answered by another work's passage.
-    assert assess(query, [item(answer)]).sufficient
-    assert not assess(query, [item(answer)], unseen=unseen).sufficient
+    assert not answered_until_unseen(query, answer, unseen).sufficient
 
 
 @pytest.mark.parametrize(
@@ -692,8 +696,7 @@ def test_the_words_of_a_title_name_a_work(query: str, answer: str, unseen: set[s
 def test_a_capitalised_latin_name_in_a_chinese_question_must_be_named(
     query: str, answer: str, unseen: set[str]
 ) -> None:
-    assert assess(query, [item(answer)]).sufficient
-    assert not assess(query, [item(answer)], unseen=unseen).sufficient
+    assert not answered_until_unseen(query, answer, unseen).sufficient
 
 
 def test_an_acronym_a_chinese_question_keeps_is_a_term_not_a_name() -> None:
