@@ -508,6 +508,19 @@ def segmenter() -> jieba.Tokenizer:
     return jieba.dt
 
 
+def words_inside(word: str) -> list[str]:
+    """The shorter words of the segmenter's dictionary a Chinese word is made of, two
+    characters or more, in order (香港艺人 → 香港, 艺人; 保固期 → 保固): what its search mode
+    would also index."""
+    known = segmenter().FREQ
+    return [
+        word[i:j]
+        for i in range(len(word))
+        for j in range(i + 2, len(word) + (i > 0))
+        if known.get(word[i:j])
+    ]
+
+
 def _strip_function_chars(word: str) -> str:
     start, end = 0, len(word)
     while start < end and is_function_char(word[start]):

@@ -93,9 +93,13 @@ def profile(query: str, document_frequency: Callable[[str], int], size: int) -> 
         parts = [unit] if count or not _CJK.match(unit) or len(unit) < 3 else []
         if not parts:
             # A longer Chinese word the knowledge never writes whole (保固期 where it says
-            # 保固): its two-character parts that do occur stand for it.
-            parts = [unit[i : i + 2] for i in range(len(unit) - 1)]
-            parts = [p for p in parts if document_frequency(p)] or [unit]
+            # 保固): its parts that do occur stand for it — the words the segmenter's
+            # dictionary knows inside it (香港 and 艺人 of 香港艺人, not 港艺), else its
+            # two-character runs.
+            parts = [p for p in text_analysis.words_inside(unit) if document_frequency(p)]
+            if not parts:
+                parts = [unit[i : i + 2] for i in range(len(unit) - 1)]
+                parts = [p for p in parts if document_frequency(p)] or [unit]
         for part in parts:
             if part not in df:
                 df[part] = count if part == unit else document_frequency(part)

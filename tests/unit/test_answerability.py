@@ -367,3 +367,38 @@ def test_a_unit_writing_the_question_s_number_is_the_span_about_it():
 def test_question_numbers_leave_out_identifiers_and_read_thousands_whole():
     assert answerability.question_numbers("LH-1932-017 借給南港的保險金額是多少？") == ()
     assert answerability.question_numbers("SUS304 1,200 件交期") == ("1200",)
+
+
+def test_a_longer_word_the_knowledge_never_writes_whole_stands_for_the_words_inside_it():
+    """CMRC 2018: 「香港艺人」 is in no passage; 香港 and 艺人 are, and so is 港艺 (香港艺术),
+    which is no word: the word's parts are the dictionary's words inside it."""
+    knowledge = [
+        "陈志云透露无线电视艺人崔建邦曾寻求生命热线辅导。",
+        "香港艺术节每年二月举行。",
+        "生命热线是香港一个志愿服务机构。",
+        "节目于翡翠台播放。",
+    ]
+    texts = [text.normalize(t) for t in knowledge]
+    units = [text.TextUnits.of(t) for t in texts]
+    found = answerability.profile(
+        "哪个香港艺人曾在2009年寻求过生命热线的辅导？",
+        lambda u: answerability.document_frequency(u, texts, units),
+        len(texts),
+    )
+    assert {"香港", "艺人"} <= set(found.weights)
+    assert "港艺" not in found.weights
+    assert found.distinctive != "港艺"
+
+
+@pytest.mark.parametrize(
+    ("word", "inside"),
+    [
+        ("香港艺人", ["香港", "艺人"]),  # CMRC 2018
+        ("藏传佛教", ["藏传", "佛教"]),  # CMRC 2018
+        ("保固期", ["保固"]),  # a supplier contract
+        ("电镀外包", ["电镀", "外包"]),  # the demo's plating SOP (units are folded to Simplified)
+        ("德龙烟", []),  # a name the dictionary has no word of
+    ],
+)
+def test_the_words_inside_a_word_are_the_dictionary_s(word: str, inside: list[str]) -> None:
+    assert text.words_inside(word) == inside
