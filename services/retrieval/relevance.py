@@ -29,6 +29,12 @@ The rule (documented in README "Retrieval"):
      scripts), the majority is counted over the query's other words (同事 in 「下周想跟同事换个
      班，得提前多久报？」; wear and pick in "Do I have to wear gloves to pick up a glazed
      porcelain bowl?"). A rarer word no readable document uses (a name, a term) still counts.
+   * an item the embedding singles out that names everything the question names (its subject:
+     a proper noun rare in the language, a title in 《》, a capitalised word — see rule 7) and
+     has at least half of its words is relevant when all it lacks is everyday language, which
+     a text says in its own words: 「霁虹桥的位置是哪里？」 by 「霁虹桥位于……」, "What was the
+     Colonia Agrippina's original name?" by "… oppidum Ubiorum, which was renamed to Colonia
+     Agrippina" (`_names_its_subject`).
 3. The query's most distinctive unit (services.retrieval.answerability: the heaviest by IDF over
    the principal's eligible set among those the knowledge uses at all, 電鍍 in 「電鍍外包前置時間」)
    must be in a relevant item written in its script (a two-character Chinese word also as the
@@ -135,6 +141,7 @@ def assess(
     comparable = [t for t in words if not _everyday_unused(t, unseen)] or words
     kinds = answer_categories(query)
     series = numbered(text_analysis.normalize(_asking(query)[0]))
+    names = _question_names(query)
     # A question about what holds now is not answered by what was once quoted or written.
     now = asks_about_now(query)
     verdicts = {
@@ -147,6 +154,7 @@ def assess(
             distinctive,
             kinds,
             series,
+            names,
         )
         for i in items
     }
@@ -200,30 +208,18 @@ def _unnamed(
     unused = [t for t in words if t.kind in ("cjk", "word") and t.text in unseen]
     if not unused:
         return []
-    asked = _asking(query)[0]
-    asking = text_analysis.normalize(asked)
-    # the words of a title in 《》 name a work, everyday words too (「《我的暑假》是由哪个公司
-    # 发售的游戏？」); other names are rare in the language
-    titled = {
-        w
-        for title in _WORK_TITLE.findall(asking)
-        for w in text_analysis.content_words(title, times=True)
-    }
+    names = _question_names(query)
     candidates = [
         t
         for t in unused
-        if t.text in titled
+        if t.text in names.titled
         or frequency.zipf(t.text if t.kind == "cjk" else t.display.lower()) < frequency.NAME_ZIPF
     ]
     if not candidates:
         return []
-    proper = set(text_analysis.proper_nouns(asking)) | titled
-    proper |= {text_analysis.stem(w.lower()) for w in _PROPER.findall(asked)}
-    # a capitalised Latin word a Chinese question keeps is a name (「Playfish的总部在哪里？」),
-    # which Chinese text keeps in Latin letters too; an acronym (MOSFET, RMA) is a term
-    kept_latin = text_analysis.script_of(asking) == "cjk"
-    if kept_latin:
-        proper |= {text_analysis.stem(w.lower()) for w in _CAPITALISED.findall(asked)}
+    proper = names.proper
+    kept_latin = names.kept_latin
+    asking = names.asking
     return [
         t
         for t in candidates
@@ -238,6 +234,35 @@ def _unnamed(
         and not any(_names(_as_name(t), item.text) for item in items)
         and not any(_names_the_rest(t.text, asking, item.text) for item in items)
     ]
+
+
+@dataclass(frozen=True)
+class _Names:
+    asking: str  # the asking part of the question, normalised
+    titled: frozenset[str]  # the words of a title in 《》
+    proper: frozenset[str]  # every word that names something (titled included)
+    kept_latin: bool  # a Chinese question keeping Latin words: capitalised ones are names
+
+
+def _question_names(query: str) -> _Names:
+    """The words of a question's asking part that name something: words the general tagger
+    takes for proper nouns, the words of a title in 《》 (a work's name, everyday words too:
+    「《我的暑假》是由哪个公司发售的游戏？」), capitalised words inside an English sentence, and
+    a capitalised Latin word a Chinese question keeps (「Playfish的总部在哪里？」; an acronym,
+    MOSFET or RMA, is a term)."""
+    asked = _asking(query)[0]
+    asking = text_analysis.normalize(asked)
+    titled = frozenset(
+        w
+        for title in _WORK_TITLE.findall(asking)
+        for w in text_analysis.content_words(title, times=True)
+    )
+    proper = set(text_analysis.proper_nouns(asking)) | titled
+    proper |= {text_analysis.stem(w.lower()) for w in _PROPER.findall(asked)}
+    kept_latin = text_analysis.script_of(asking) == "cjk"
+    if kept_latin:
+        proper |= {text_analysis.stem(w.lower()) for w in _CAPITALISED.findall(asked)}
+    return _Names(asking, titled, frozenset(proper), kept_latin)
 
 
 _WORK_TITLE = re.compile(r"《([^》]{1,40})》")
@@ -456,6 +481,7 @@ def _relevant(
     distinctive: str | None,
     kinds: Container[str] = (),
     series: dict[str, set[str]] | None = None,
+    names: _Names | None = None,
 ) -> str | None:
     """ "lexical", "translated" (across scripts, by the dictionary) or "vector" when the item
     is relevant (and how), else None. `kinds`: words naming the kind of answer asked for
@@ -476,13 +502,18 @@ def _relevant(
     # Identifiers are the same in every language; words only in their own script.
     checkable = identifiers + [t for t in words if _script(t) == script]
     # A word naming the kind of answer leaves the count where the item does not write it.
-    counted = [
-        hit
-        for t in checkable
-        if (hit := term_found(t, item.text, item.units)) or t.text not in kinds
-    ]
+    has = {t.text: term_found(t, item.text, item.units) for t in checkable}
+    counted = [t for t in checkable if has[t.text] or t.text not in kinds]
     if counted:
-        return "lexical" if sum(counted) * 2 > len(counted) else None
+        hits = sum(has[t.text] for t in counted)
+        if hits * 2 > len(counted):
+            return "lexical"
+        named = (
+            names is not None
+            and item.vector_z >= OUTLIER_Z
+            and _names_its_subject(counted, has, names)
+        )
+        return "lexical" if named else None
     # Across scripts, the words are compared by their translations in a general dictionary,
     # or as written where the item keeps them in the question's language (reel, DC).
     found = sum(
@@ -491,6 +522,27 @@ def _relevant(
     if words and found * 2 > len(words):
         return "translated"
     return "vector" if item.vector_z >= OUTLIER_Z else None
+
+
+def _names_its_subject(counted: list[Term], found: dict[str, bool], names: _Names) -> bool:
+    """Whether an item names what the question names (the subject it asks about: a person, a
+    place, a work — rare in the language, as names are, or a title in 《》), has at least half
+    of the question's words, and what it lacks is everyday language, which a text says in its
+    own words (「霁虹桥的位置」 answered by 「霁虹桥位于……」; 「《长眠不醒》的作者」 by
+    「《长眠不醒》是雷蒙·钱德勒……的小说」). `found`: which words the item has."""
+    named = [t for t in counted if t.text in names.proper and _is_name(t, names)]
+    if not named or not all(found[t.text] for t in named):
+        return False
+    words = [t for t in counted if t.kind != "identifier"]
+    lacking = [t for t in words if not found[t.text]]
+    return len(lacking) * 2 <= len(words) and all(
+        frequency.zipf(_as_name(t)) >= frequency.NAME_ZIPF for t in lacking
+    )
+
+
+def _is_name(term: Term, names: _Names) -> bool:
+    """A word that names something is rare in the language, unless a title writes it."""
+    return term.text in names.titled or frequency.zipf(_as_name(term)) < frequency.NAME_ZIPF
 
 
 def _everyday_unused(term: Term, unseen: Container[str]) -> bool:

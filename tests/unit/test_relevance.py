@@ -704,3 +704,70 @@ def test_an_acronym_a_chinese_question_keeps_is_a_term_not_a_name() -> None:
     query = "客戶說兩個月前收到的 MOSFET 有不良，現在還能開 RMA 嗎？不良品要在到貨後幾天內提出？"
     answer = "2. 不良品 RMA\n2.1 客戶須於到貨日起 90 天內提出，並附不良現象、date code、lot no."
     assert assess(query, [item(answer)], unseen={"mosfet", "收到"}).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        # CMRC 2018: where the bridge 位于 (stands), not its 位置 (location)
+        (
+            "霁虹桥的位置是哪里？",
+            "霁虹桥位于黑龙江省哈尔滨市道里区和南岗区交界处，是一座桥上公路桥下铁路的立交桥。",
+        ),
+        # CMRC 2018: a novel's 作者 (author) told as whose novel it is
+        (
+            "《长眠不醒》的作者是谁？",
+            "《长眠不醒》（The Big Sleep）是雷蒙·钱德勒1939年的小说，曾二度被改编为电影。",
+        ),
+        # SQuAD 2.0: the original name told as what was renamed
+        (
+            "What was the Colonia Agrippina's original name?",
+            'two legions at oppidum Ubiorum ("town of the Ubii"), which was renamed to Colonia '
+            "Agrippina,",
+        ),
+    ],
+)
+def test_an_item_singled_out_that_names_the_subject_may_say_the_rest_in_its_own_words(
+    query: str, answer: str
+) -> None:
+    assert assess(query, [item(answer, z=3.0)]).sufficient
+    # the embedding does not single it out: the majority of the words is still needed
+    assert not assess(query, [item(answer, z=1.0)]).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "answer", "z"),
+    [
+        # CMRC 2018: 谥号 (posthumous name) is no everyday word: the niece's line does not say it
+        (
+            "马齐去世后的谥号是什么？",
+            "马齐的侄女（马齐弟弟李荣保的女儿）是乾隆元配孝贤纯皇后；",
+            3.0,
+        ),
+        # CMRC 2018: the name is there, but the bank, its headquarters and design are not
+        (
+            "法国巴黎银行总部由谁设计？",
+            "布洛涅森林，是法国巴黎城西边的一片森林，面积8.46平方公里，属巴黎市政府管辖。",
+            3.0,
+        ),
+        # the museum's blind set: the donor is named, the embedding does not single the
+        # exhibition out, and it tells no birth year
+        (
+            "林茂堂是哪一年出生的？",
+            "2012 年，本館以這批捐贈為核心，舉辦「茶商的收藏：林茂堂捐贈八十年」特展。",
+            1.96,
+        ),
+        # SQuAD 2.0: "constance" is named, "besides" and "else" are everyday, but Germany,
+        # Switzerland and the lake are not all there: more than half is lacking
+        (
+            "Besides Germany and Switzerland, where else is Lake Constance?",
+            "However, this name is also used for the river delta where the Rhine flows into "
+            "Lake Constance,",
+            3.0,
+        ),
+    ],
+)
+def test_naming_the_subject_is_not_enough_when_more_is_lacking(
+    query: str, answer: str, z: float
+) -> None:
+    assert not assess(query, [item(answer, z=z)]).sufficient
