@@ -54,8 +54,10 @@ The rule (documented in README "Retrieval"):
    documents the person may not read) leaves the question unanswered — unless an item writes it
    otherwise: as the longer name it shortens (徐家 in 徐氏家族), in pinyin (渤海 as "Bohai
    Retail"), or, for one part of a transliterated name, with every other part (`_unnamed`).
-   The words of a title in 《》 name a work, everyday words too (《我的暑假》), and a capitalised
-   Latin word a Chinese question keeps is a name ("Playfish"; an acronym, MOSFET, is a term).
+   The words of a title in 《》 name a work, everyday words too (《我的暑假》), and the work is
+   named only where an item writes its title whole (《命运派对》, not 命运 and 派对 apart). A
+   capitalised Latin word a Chinese question keeps is a name ("Playfish"; an acronym, MOSFET,
+   is a term).
    The same for a capitalised word inside an English question's sentence ("Greenfield"), looked
    for only where an item is written in Latin letters, with one letter wrong allowed ("Emmrich"
    for Emmerich) and as the Chinese characters whose pinyin it is ("Huayang" for 華陽).
@@ -205,10 +207,21 @@ def _unnamed(
     is about what they name; evidence that never names it answers about something else. A name
     counts as written where an item writes it otherwise (`_names`, `_names_the_rest`); a Latin
     one is looked for only where an item is written in Latin letters."""
+    names = _question_names(query)
+    # a work is named by its whole title: 《命运派对》 is not named by a text that writes 命运
+    # and 派对 apart
+    untitled = [
+        t
+        for title in _WORK_TITLE.findall(names.asking)
+        if not any(_SPACES.sub("", title) in _SPACES.sub("", item.text) for item in items)
+        for t in words
+        if t.text in title
+    ]
+    if untitled:
+        return untitled
     unused = [t for t in words if t.kind in ("cjk", "word") and t.text in unseen]
     if not unused:
         return []
-    names = _question_names(query)
     candidates = [
         t
         for t in unused
@@ -266,6 +279,7 @@ def _question_names(query: str) -> _Names:
 
 
 _WORK_TITLE = re.compile(r"《([^》]{1,40})》")
+_SPACES = re.compile(r"\s+")
 _CAPITALISED = re.compile(r"(?<![A-Za-z])[A-Z][a-z][A-Za-z]*")
 # A foreign name as Chinese writes it: its parts joined by a middle dot (艾蒂安·保罗·马利·拉莫特).
 _DOTTED_NAME = re.compile(rf"[{text_analysis.CJK}]+(?:[·・•‧][{text_analysis.CJK}]+)+")
