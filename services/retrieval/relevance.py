@@ -61,12 +61,18 @@ The rule (documented in README "Retrieval"):
    The same for a capitalised word inside an English question's sentence ("Greenfield"), looked
    for only where an item is written in Latin letters, with one letter wrong allowed ("Emmrich"
    for Emmerich) and as the Chinese characters whose pinyin it is ("Huayang" for 華陽).
+8. A year the question names as the time it asks about (「１８８７年什么联盟……」, "Who ruled
+   Cyprus in 1191?") counts with its words wherever an item is compared by words, and some
+   relevant item must write it: a passage about the same league or island in another year
+   does not answer. A year is what the calendar writes (before 年, after a preposition of time,
+   a month or a quarter), not any four digits (a 1055 telehandler, 1,500 件) (`_years`).
 Similarity never decides on its own except across scripts, and then only as a rank.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Container
 from dataclasses import dataclass
 
@@ -143,6 +149,8 @@ def assess(
     comparable = [t for t in words if not _everyday_unused(t, unseen)] or words
     kinds = answer_categories(query)
     series = numbered(text_analysis.normalize(_asking(query)[0]))
+    # a year the question names is when it asks about (「１８８７年什么联盟……」, "in 1169")
+    years = _years(_asking(query)[0])
     names = _question_names(query)
     # A question about what holds now is not answered by what was once quoted or written.
     now = asks_about_now(query)
@@ -157,6 +165,7 @@ def assess(
             kinds,
             series,
             names,
+            years,
         )
         for i in items
     }
@@ -170,7 +179,10 @@ def assess(
         if not any(answer_types.states(kind, i.section) for i in relevant)
     ]
     unnamed = _unnamed(query, words, unseen, items)
-    sufficient = not missing_ids and bool(relevant) and not unanswered and not unnamed
+    undated = [y for y in years if not any(_writes_year(i.text, y) for i in relevant)]
+    sufficient = (
+        not missing_ids and bool(relevant) and not unanswered and not unnamed and not undated
+    )
     missing: list[str] = []
     if not sufficient:
         missing = [t.display for t in missing_ids] + [t.display for t in unnamed]
@@ -181,6 +193,7 @@ def assess(
             if not any(term_found(t, i.text, i.units) for i in found_anywhere)
         ]
         missing += [f"a stated {name}" for name in unanswered]
+        missing += undated
         if not missing:
             missing = [t.display for t in words] or [query.strip()]
     return Assessment(
@@ -279,6 +292,14 @@ def _question_names(query: str) -> _Names:
 
 
 _WORK_TITLE = re.compile(r"《([^》]{1,40})》")
+# A year a question names (1887, 2027): the time it asks about.
+_YEAR_CJK = re.compile(r"(?<![\d.,])(1\d{3}|20\d{2})\s*年")
+_YEAR_LATIN = re.compile(
+    r"\b(?:in|since|until|till|before|after|during|by|from|of|q[1-4]|"
+    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(1\d{3}|20\d{2})\b"
+    r"(?![.,]?\d)"
+)
 _SPACES = re.compile(r"\s+")
 _CAPITALISED = re.compile(r"(?<![A-Za-z])[A-Z][a-z][A-Za-z]*")
 # A foreign name as Chinese writes it: its parts joined by a middle dot (艾蒂安·保罗·马利·拉莫特).
@@ -496,6 +517,7 @@ def _relevant(
     kinds: Container[str] = (),
     series: dict[str, set[str]] | None = None,
     names: _Names | None = None,
+    years: tuple[str, ...] = (),
 ) -> str | None:
     """ "lexical", "translated" (across scripts, by the dictionary) or "vector" when the item
     is relevant (and how), else None. `kinds`: words naming the kind of answer asked for
@@ -519,8 +541,10 @@ def _relevant(
     has = {t.text: term_found(t, item.text, item.units) for t in checkable}
     counted = [t for t in checkable if has[t.text] or t.text not in kinds]
     if counted:
-        hits = sum(has[t.text] for t in counted)
-        if hits * 2 > len(counted):
+        # the years it names count with the words (a year is written alike in every script)
+        dated = [_writes_year(item.text, y) for y in years]
+        hits = sum(has[t.text] for t in counted) + sum(dated)
+        if hits * 2 > len(counted) + len(dated):
             return "lexical"
         named = (
             names is not None
@@ -552,6 +576,19 @@ def _names_its_subject(counted: list[Term], found: dict[str, bool], names: _Name
     return len(lacking) * 2 <= len(words) and all(
         frequency.zipf(_as_name(t)) >= frequency.NAME_ZIPF for t in lacking
     )
+
+
+def _years(asking: str) -> tuple[str, ...]:
+    """The years a question names as the time it asks about: four digits before 年 (「1968年」),
+    or in English after a preposition of time or a month or quarter ("in 1169", "since 2019",
+    "Q1 2027", "January 2026"). A bare number is no year ("a 1055 telehandler", 「1,500 件」)."""
+    text = unicodedata.normalize("NFKC", asking).lower()
+    found = _YEAR_CJK.findall(text) + _YEAR_LATIN.findall(text)
+    return tuple(dict.fromkeys(found))
+
+
+def _writes_year(text: str, year: str) -> bool:
+    return re.search(rf"(?<!\d){year}(?!\d)", text) is not None
 
 
 def _is_name(term: Term, names: _Names) -> bool:

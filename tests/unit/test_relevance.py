@@ -8,7 +8,7 @@ import dataclasses
 import pytest
 
 from services.language import tokens as text
-from services.retrieval import answerability
+from services.retrieval import answerability, relevance
 from services.retrieval.relevance import (
     Item,
     answer_categories,
@@ -797,3 +797,52 @@ def test_a_work_is_named_by_its_whole_title(query: str, whole: str, apart: str) 
     assert assess(query, [item(whole)]).sufficient
     found = assess(query, [item(apart)])
     assert not found.sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "dated", "undated"),
+    [
+        # CMRC 2018: the league that joined in 1887; another passage on the League of Nations
+        (
+            "１８８７年什么联盟加入了国际联盟？",
+            "１８８７年，东方联盟加入了国际联盟。",
+            "1920年国际联盟成立后，多个联盟先后加入了国际联盟。",
+        ),
+        # CMRC 2018: the team that drafted him in 1968, not the teammate drafted the year before
+        (
+            "韦斯·昂塞尔德在1968年被那个队伍选中？",
+            "昂塞尔德在1968年NBA选秀中于第一轮第二顺位被巴尔的摩子弹队选中。",
+            "1967年，门罗在选秀中被NBA巴尔的摩子弹队选中，并同次年入队的韦斯·昂塞尔德组成了完美组合。",
+        ),
+        # SQuAD 2.0: who ruled Cyprus in 1191, not who ruled it later
+        (
+            "Who ruled Cyprus in 1191?",
+            "Isaac Komnenos ruled Cyprus in 1191, when Richard's fleet arrived in Limassol.",
+            "Guy de Lusignan ruled Cyprus from 1192, after the Templars sold the island.",
+        ),
+    ],
+)
+def test_a_year_the_question_names_must_be_written_by_the_answer(
+    query: str, dated: str, undated: str
+) -> None:
+    assert assess(query, [item(dated)]).sufficient
+    found = assess(query, [item(undated)])
+    assert not found.sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "years"),
+    [
+        ("景峰大廈2027年管理費加幾多?", ("2027",)),  # propmgmt
+        ("How many IPB065N15N3 G did NexPower get allocated for Q1 2027?", ("2027",)),
+        ("What country did the Normans invade in 1169?", ("1169",)),  # SQuAD 2.0
+        # a model, a quantity, an identifier: no year
+        ("A 1055 telehandler goes out January 11 - what's the 4-week rate?", ()),  # chatlog
+        ("SUS304 切削件 1,500 件大概報多少單價？", ()),  # the demo
+        ("COLL-LH-1932-017 的材質是什麼？", ()),  # museum
+    ],
+)
+def test_a_year_is_a_time_as_the_calendar_writes_it_not_any_four_digits(
+    query: str, years: tuple[str, ...]
+) -> None:
+    assert relevance._years(query) == years
