@@ -141,6 +141,25 @@ def spelled_in(name: str, text: str) -> bool:
     return False
 
 
+def homophone_in(name: str, text: str) -> bool:
+    """Whether a normalised (Simplified) text writes a Chinese name of three characters or more
+    with the same sounds, character for character: a foreign name is transliterated by its
+    sound, in characters that differ from one region to another (赖索托 / 莱索托, Lesotho)."""
+    if len(name) < 3:
+        return False
+    readings = _readings()
+    sounds = [frozenset(readings.get(char, ())) for char in name]
+    if not all(sounds):
+        return False
+    for start in range(len(text) - len(name) + 1):
+        if all(
+            text[start + i] == char or not sounds[i].isdisjoint(readings.get(text[start + i], ()))
+            for i, char in enumerate(name)
+        ):
+            return True
+    return False
+
+
 def meanings(word: str) -> tuple[str, ...]:
     """The English words (stemmed) the dictionary gives a Chinese word (any script) for."""
     return _meanings().get(text_analysis.normalize_script(word), ())

@@ -35,6 +35,10 @@ The rule (documented in README "Retrieval"):
      a text says in its own words: 「霁虹桥的位置是哪里？」 by 「霁虹桥位于……」, "What was the
      Colonia Agrippina's original name?" by "… oppidum Ubiorum, which was renamed to Colonia
      Agrippina" (`_names_its_subject`).
+   * a name among the question's words (as above, rare in the language) is found where an item
+     writes it — whole, as the longer name it shortens, or, three characters or more, in other
+     characters of the same sound (莱索托 for 賴索托: `bilingual.homophone_in`) — not where half
+     its characters stand: 汉传佛教 does not write 藏传佛教, 「QA经理」 does not name 陈经理.
 3. The query's most distinctive unit (services.retrieval.answerability: the heaviest by IDF over
    the principal's eligible set among those the knowledge uses at all, 電鍍 in 「電鍍外包前置時間」)
    must be in a relevant item written in its script (a two-character Chinese word also as the
@@ -538,7 +542,15 @@ def _relevant(
     # Identifiers are the same in every language; words only in their own script.
     checkable = identifiers + [t for t in words if _script(t) == script]
     # A word naming the kind of answer leaves the count where the item does not write it.
-    has = {t.text: term_found(t, item.text, item.units) for t in checkable}
+    # a name is found where it is written (or as the longer name it shortens, or in other
+    # characters of the same sound: 莱索托 for 赖索托), not where half its characters are:
+    # 汉传佛教 does not write 藏传佛教
+    has = {
+        t.text: _names(t.text, item.text) or bilingual.homophone_in(t.text, item.text)
+        if t.kind == "cjk" and names is not None and t.text in names.proper and _is_name(t, names)
+        else term_found(t, item.text, item.units)
+        for t in checkable
+    }
     counted = [t for t in checkable if has[t.text] or t.text not in kinds]
     if counted:
         # the years it names count with the words (a year is written alike in every script)

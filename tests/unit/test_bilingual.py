@@ -3,6 +3,8 @@ the museum (Traditional), hrlegal and pharma (Simplified) blind sets."""
 
 from __future__ import annotations
 
+import pytest
+
 from services.language import bilingual
 
 
@@ -47,3 +49,18 @@ def test_a_name_is_found_where_a_text_spells_it_in_characters():
     assert bilingual.spelled_in("bohai", "客户:渤海零售")
     assert not bilingual.spelled_in("huayang", "华信科技")
     assert not bilingual.spelled_in("hua", "华信")  # one character names too much
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "found"),
+    [
+        ("赖索托", "世界杯外围赛莱索托在第一圈", True),  # Lesotho, Taiwan / mainland
+        ("狄更斯", "迪更斯的小说", True),  # Dickens
+        ("藏传佛教", "汉传佛教禅宗的禅", False),  # another school: 藏 and 汉 sound apart
+        ("华阳", "华洋贸易", False),  # two characters: too short to tell a name by its sound
+    ],
+)
+def test_a_name_is_heard_in_other_characters_of_the_same_sound(
+    name: str, text: str, found: bool
+) -> None:
+    assert bilingual.homophone_in(name, text) is found

@@ -846,3 +846,34 @@ def test_a_year_is_a_time_as_the_calendar_writes_it_not_any_four_digits(
     query: str, years: tuple[str, ...]
 ) -> None:
     assert relevance._years(query) == years
+
+
+@pytest.mark.parametrize(
+    ("query", "other", "written"),
+    [
+        # CMRC 2018: Tibetan Buddhism (藏传) is not Chinese Buddhism (汉传), though 传佛教 is there
+        (
+            "藏传佛教为何被称为喇嘛教？",
+            "在汉传佛教中，大雄宝殿被当成主殿的名称，因此也被称为大雄宝殿。",
+            "藏传佛教被称为喇嘛教，因为汉人习惯上以喇嘛泛称所有的藏传佛教僧侣。",
+        ),
+        # pharma: Manager Chen is not any manager
+        (
+            "陈经理休假的话，成品放行单谁可以代签？",
+            "5.2 除非经QA经理书面批准，成品不得放行。",
+            "陈经理休假时，成品放行单由QA主管代签。",
+        ),
+    ],
+)
+def test_a_name_is_found_where_it_is_written_not_where_half_its_characters_are(
+    query: str, other: str, written: str
+) -> None:
+    assert assess(query, [item(written)]).sufficient
+    assert not assess(query, [item(other)]).sufficient
+
+
+def test_a_transliterated_name_is_found_in_other_characters_of_the_same_sound() -> None:
+    # CMRC 2018 asked in Taiwan's phrasing (s2twp): 賴索托 is the passage's 莱索托 (Lesotho)
+    query = "賴索托2010年世界盃的戰績是怎樣的？"
+    passage = "2010年世界杯外围赛莱索托在第一圈分组赛与加纳同组，最终以6战全败成绩出局。"
+    assert assess(query, [item(passage)]).sufficient
