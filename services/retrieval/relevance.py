@@ -9,7 +9,8 @@ The rule (documented in README "Retrieval"):
      sentences that ask when a query also tells why or what came before) that can
      be compared with it: identifiers always, words only when written in the
      item's script (a Chinese term counts when at least half of its characters appear;
-     Traditional and Simplified are folded together);
+     Traditional and Simplified are folded together; an English stem of five letters or more
+     also in a word derived from it, "volume" in "volumetric": `_derived_in`);
    * when nothing can be compared (an English SOP for a Chinese question without identifiers,
      or the reverse), a majority of the query's words must be there in translation — a word
      of the item's script that a general dictionary (services.language.bilingual, CC-CEDICT)
@@ -121,7 +122,22 @@ def term_found(term: Term, text: str, units: Container[str]) -> bool:
         return text_analysis.contains_identifier(text, term.text)
     if term.coverage(units) >= TERM_SHARE:
         return True
+    if term.kind == "word":
+        return _derived_in(term.text, text)
     return term.kind == "cjk" and text_analysis.shortened_in(term.text, text)
+
+
+# An English stem this long or longer is found in the words derived from it ("volum" in
+# "volumetric", "consign" in "consignment"); a shorter one would be found everywhere ("art").
+_DERIVED_MIN_CHARS = 5
+
+
+def _derived_in(stem: str, text: str) -> bool:
+    """Whether a normalised text writes a word derived from an English stem (a longer word
+    beginning with it)."""
+    if len(stem) < _DERIVED_MIN_CHARS or not stem.isalpha():
+        return False
+    return re.search(rf"(?<![a-z]){re.escape(stem)}[a-z]", text) is not None
 
 
 def assess(

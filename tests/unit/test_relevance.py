@@ -877,3 +877,38 @@ def test_a_transliterated_name_is_found_in_other_characters_of_the_same_sound() 
     query = "賴索托2010年世界盃的戰績是怎樣的？"
     passage = "2010年世界杯外围赛莱索托在第一圈分组赛与加纳同组，最终以6战全败成绩出局。"
     assert assess(query, [item(passage)]).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        # freight: "volume weight" is the SOP's "Volumetric weight"
+        (
+            "What divisor do we use to work out volume weight on air freight?",
+            "Air export: volumetric weight = L x W x H (cm) / 6000 per piece.",
+        ),
+        # SQuAD 2.0: "most important" is the passage's "more importantly"
+        (
+            "What is the most important type of Norman art preserved in churches?",
+            "Many churches preserve sculptured fonts, capitals, and more importantly mosaics, "
+            "which were common in Norman Italy.",
+        ),
+    ],
+)
+def test_an_english_word_is_found_in_the_words_derived_from_it(query: str, answer: str) -> None:
+    assert assess(query, [item(answer)]).sufficient
+
+
+@pytest.mark.parametrize(
+    ("stem", "text", "found"),
+    [
+        ("volum", "volumetric weight", True),
+        ("important", "more importantly mosaics", True),
+        ("art", "an article", False),  # too short a stem to tell
+        ("volum", "revolume", False),  # a derived word begins with the stem
+    ],
+)
+def test_a_derived_word_begins_with_a_stem_of_five_letters_or_more(
+    stem: str, text: str, found: bool
+) -> None:
+    assert relevance._derived_in(stem, text) is found
