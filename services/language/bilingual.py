@@ -24,7 +24,7 @@ import functools
 import gzip
 import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from importlib import resources
 
 from services.language import tokens as text_analysis
@@ -143,21 +143,35 @@ def spelled_in(name: str, text: str) -> bool:
 
 def homophone_in(name: str, text: str) -> bool:
     """Whether a normalised (Simplified) text writes a Chinese name of three characters or more
-    with the same sounds, character for character: a foreign name is transliterated by its
-    sound, in characters that differ from one region to another (赖索托 / 莱索托, Lesotho)."""
+    with the same sounds, character for character, one of them the same character: a foreign
+    name is transliterated by its sound, in characters that differ from one region to another
+    (赖索托 / 莱索托, Lesotho; 狄更斯 / 迪更斯)."""
     if len(name) < 3:
         return False
     readings = _readings()
     sounds = [frozenset(readings.get(char, ())) for char in name]
     if not all(sounds):
         return False
-    for start in range(len(text) - len(name) + 1):
-        if all(
+    starts = {
+        at - i
+        for i, char in enumerate(name)
+        for at in _occurrences(text, char)
+        if 0 <= at - i <= len(text) - len(name)
+    }
+    return any(
+        all(
             text[start + i] == char or not sounds[i].isdisjoint(readings.get(text[start + i], ()))
             for i, char in enumerate(name)
-        ):
-            return True
-    return False
+        )
+        for start in starts
+    )
+
+
+def _occurrences(text: str, char: str) -> Iterator[int]:
+    at = text.find(char)
+    while at >= 0:
+        yield at
+        at = text.find(char, at + 1)
 
 
 def meanings(word: str) -> tuple[str, ...]:

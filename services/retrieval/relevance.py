@@ -198,7 +198,7 @@ def assess(
         for kind in answer_types.asked(query)
         if not any(answer_types.states(kind, i.section) for i in relevant)
     ]
-    unnamed = _unnamed(query, words, unseen, items)
+    unnamed = _unnamed(words, unseen, items, names)
     undated = [y for y in years if not any(_writes_year(i.text, y) for i in relevant)]
     sufficient = (
         not missing_ids and bool(relevant) and not unanswered and not unnamed and not undated
@@ -231,7 +231,7 @@ def assess(
 
 
 def _unnamed(
-    query: str, words: list[Term], unseen: Container[str], items: list[Item]
+    words: list[Term], unseen: Container[str], items: list[Item], names: _Names
 ) -> list[Term]:
     """The question's names that nothing the principal may read contains, nor any item in
     another form: Chinese words the general tagger takes for a proper noun (a person, place,
@@ -239,8 +239,8 @@ def _unnamed(
     the language, as names are (「嘉善」 of 「嘉善南站」, 「浸信会」, "Greenfield"). The question
     is about what they name; evidence that never names it answers about something else. A name
     counts as written where an item writes it otherwise (`_names`, `_names_the_rest`); a Latin
-    one is looked for only where an item is written in Latin letters."""
-    names = _question_names(query)
+    one is looked for only where an item is written in Latin letters. `names`: the
+    question's (`_question_names`)."""
     # a work is named by its whole title: 《命运派对》 is not named by a text that writes 命运
     # and 派对 apart
     untitled = [
@@ -542,7 +542,9 @@ def _relevant(
     """ "lexical", "translated" (across scripts, by the dictionary) or "vector" when the item
     is relevant (and how), else None. `kinds`: words naming the kind of answer asked for
     (`answer_categories`), which count where the item writes them and are not looked for
-    where it does not."""
+    where it does not. `names`: the question's names (`_question_names`), found only where
+    written and enough with everyday words said otherwise (`_names_its_subject`); `years`:
+    the years it names (`_years`), counted with its words."""
     if not all(term_found(t, item.text, item.units) for t in identifiers):
         return None
     script = text_analysis.script_of(item.section)  # the chunks, not whichever span was cut
@@ -557,16 +559,15 @@ def _relevant(
         return None  # it is about Line 4 when Line 3 is asked about
     # Identifiers are the same in every language; words only in their own script.
     checkable = identifiers + [t for t in words if _script(t) == script]
-    # A word naming the kind of answer leaves the count where the item does not write it.
-    # a name is found where it is written (or as the longer name it shortens, or in other
-    # characters of the same sound: 莱索托 for 赖索托), not where half its characters are:
-    # 汉传佛教 does not write 藏传佛教
+    # A name is found where it is written, not where half its characters are (汉传佛教 does
+    # not write 藏传佛教).
     has = {
-        t.text: _names(t.text, item.text) or bilingual.homophone_in(t.text, item.text)
+        t.text: _name_written(t.text, item.text)
         if t.kind == "cjk" and names is not None and t.text in names.proper and _is_name(t, names)
         else term_found(t, item.text, item.units)
         for t in checkable
     }
+    # A word naming the kind of answer leaves the count where the item does not write it.
     counted = [t for t in checkable if has[t.text] or t.text not in kinds]
     if counted:
         # the years it names count with the words (a year is written alike in every script)
@@ -588,6 +589,14 @@ def _relevant(
     if words and found * 2 > len(words):
         return "translated"
     return "vector" if item.vector_z >= OUTLIER_Z else None
+
+
+def _name_written(name: str, text: str) -> bool:
+    """Whether a normalised Chinese text writes a Chinese name: whole, as the longer name it
+    shortens (徐家 in 徐氏家族), or in other characters of the same sound (莱索托 for 赖索托)."""
+    return (
+        name in text or text_analysis.shortened_in(name, text) or bilingual.homophone_in(name, text)
+    )
 
 
 def _names_its_subject(counted: list[Term], found: dict[str, bool], names: _Names) -> bool:
