@@ -320,6 +320,7 @@ _YEAR_LATIN = re.compile(
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(1\d{3}|20\d{2})\b"
     r"(?![.,]?\d)"
 )
+_YEAR_NAMING = re.compile(r"\bthe\s+(19\d{2}|20\d{2})\s+([a-z]+)")
 _SPACES = re.compile(r"\s+")
 _CAPITALISED = re.compile(r"(?<![A-Za-z])[A-Z][a-z][A-Za-z]*")
 # A foreign name as Chinese writes it: its parts joined by a middle dot (艾蒂安·保罗·马利·拉莫特).
@@ -618,9 +619,12 @@ def _names_its_subject(counted: list[Term], found: dict[str, bool], names: _Name
 def _years(asking: str) -> tuple[str, ...]:
     """The years a question names as the time it asks about: four digits before 年 (「1968年」),
     or in English after a preposition of time or a month or quarter ("in 1169", "since 2019",
-    "Q1 2027", "January 2026"). A bare number is no year ("a 1055 telehandler", 「1,500 件」)."""
+    "Q1 2027", "January 2026"), or naming which one ("the 2027 sheet"). A bare number is no
+    year ("a 1055 telehandler", 「1,500 件」)."""
     text = unicodedata.normalize("NFKC", asking).lower()
     found = _YEAR_CJK.findall(text) + _YEAR_LATIN.findall(text)
+    # "the 2027 sheet", "the 1990 edition": a year of this or the last century names which one
+    found += [m.group(1) for m in _YEAR_NAMING.finditer(text) if not facts.is_unit_word(m.group(2))]
     return tuple(dict.fromkeys(found))
 
 

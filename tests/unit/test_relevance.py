@@ -836,8 +836,13 @@ def test_a_year_the_question_names_must_be_written_by_the_answer(
         ("景峰大廈2027年管理費加幾多?", ("2027",)),  # propmgmt
         ("How many IPB065N15N3 G did NexPower get allocated for Q1 2027?", ("2027",)),
         ("What country did the Normans invade in 1169?", ("1169",)),  # SQuAD 2.0
+        # foodqa: a month and year
+        ("What price did we quote SkyTray for the chicken tikka back in April 2025?", ("2025",)),
+        # chatlog: which rate sheet; the telehandler's model is no year
+        ("A 1055 telehandler goes out January 11 - what's the rate on the 2027 sheet?", ("2027",)),
         # a model, a quantity, an identifier: no year
         ("A 1055 telehandler goes out January 11 - what's the 4-week rate?", ()),  # chatlog
+        ("Can we ship the 2000 pcs order by Friday?", ()),
         ("SUS304 切削件 1,500 件大概報多少單價？", ()),  # the demo
         ("COLL-LH-1932-017 的材質是什麼？", ()),  # museum
     ],
