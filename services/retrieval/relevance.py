@@ -70,7 +70,8 @@ The rule (documented in README "Retrieval"):
    Cyprus in 1191?") counts with its words wherever an item is compared by words, and some
    relevant item must write it: a passage about the same league or island in another year
    does not answer. A year is what the calendar writes (before 年, after a preposition of time,
-   a month or a quarter), not any four digits (a 1055 telehandler, 1,500 件) (`_years`).
+   a month or a quarter, or naming which one: "the 2027 sheet"), not any four digits (a 1055
+   telehandler, 1,500 件) (`_years`).
 Similarity never decides on its own except across scripts, and then only as a rank.
 """
 
