@@ -41,7 +41,8 @@ _MONTHS = {
     "nov": 11,
     "dec": 12,
 }
-_MONTH_NAME = (
+# A month written in English, in full or abbreviated (also read by relevance's years).
+MONTH_NAME = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
@@ -52,9 +53,9 @@ _DATE = (
     # 2026-12-20
     rf"|\d{{4}}-(?P<im>1[0-2]|0?[1-9])-(?P<id>{_DAY})(?!\d)"
     # December 20(th)(, 2026) / Dec. 20
-    rf"|\b(?P<em>{_MONTH_NAME})\.?\s+(?P<ed>{_DAY})(?:st|nd|rd|th)?\b(?:,?\s*\d{{4}}\b)?"
+    rf"|\b(?P<em>{MONTH_NAME})\.?\s+(?P<ed>{_DAY})(?:st|nd|rd|th)?\b(?:,?\s*\d{{4}}\b)?"
     # 20(th) December (2026)
-    rf"|\b(?P<fd>{_DAY})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<fm>{_MONTH_NAME})\b\.?(?:\s*\d{{4}}\b)?"
+    rf"|\b(?P<fd>{_DAY})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<fm>{MONTH_NAME})\b\.?(?:\s*\d{{4}}\b)?"
 )
 _MERIDIEM = r"(?:\s*(?P<{0}>a\.?m\.?|p\.?m\.?)(?![a-z]))"
 _CLOCK = (

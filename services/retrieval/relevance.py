@@ -169,10 +169,10 @@ def assess(
     # item out (rule 2 of the module docstring); they stay in `missing` when nothing answers.
     comparable = [t for t in words if not _everyday_unused(t, unseen)] or words
     kinds = answer_categories(query)
-    series = numbered(text_analysis.normalize(_asking(query)[0]))
-    # a year the question names is when it asks about (「１８８７年什么联盟……」, "in 1169")
-    years = _years(_asking(query)[0])
     names = _question_names(query)
+    series = numbered(names.asking)
+    # a year the question names is when it asks about (「１８８７年什么联盟……」, "in 1169")
+    years = _years(names.asked)
     # A question about what holds now is not answered by what was once quoted or written.
     now = asks_about_now(query)
     verdicts = {
@@ -285,7 +285,8 @@ def _unnamed(
 
 @dataclass(frozen=True)
 class _Names:
-    asking: str  # the asking part of the question, normalised
+    asked: str  # the asking part of the question, as written
+    asking: str  # the same, normalised
     titled: frozenset[str]  # the words of a title in 《》
     proper: frozenset[str]  # every word that names something (titled included)
     kept_latin: bool  # a Chinese question keeping Latin words: capitalised ones are names
@@ -309,17 +310,15 @@ def _question_names(query: str) -> _Names:
     kept_latin = text_analysis.script_of(asking) == "cjk"
     if kept_latin:
         proper |= {text_analysis.stem(w.lower()) for w in _CAPITALISED.findall(asked)}
-    return _Names(asking, titled, frozenset(proper), kept_latin)
+    return _Names(asked, asking, titled, frozenset(proper), kept_latin)
 
 
 _WORK_TITLE = re.compile(r"《([^》]{1,40})》")
 # A year a question names (1887, 2027): the time it asks about.
 _YEAR_CJK = re.compile(r"(?<![\d.,])(1\d{3}|20\d{2})\s*年")
 _YEAR_LATIN = re.compile(
-    r"\b(?:in|since|until|till|before|after|during|by|from|of|q[1-4]|"
-    r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
-    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?,?\s+(1\d{3}|20\d{2})\b"
-    r"(?![.,]?\d)"
+    rf"\b(?:in|since|until|till|before|after|during|by|from|of|q[1-4]|{moments.MONTH_NAME})"
+    r"\.?,?\s+(1\d{3}|20\d{2})\b(?![.,]?\d)"
 )
 _YEAR_NAMING = re.compile(r"\bthe\s+(19\d{2}|20\d{2})\s+([a-z]+)")
 _SPACES = re.compile(r"\s+")

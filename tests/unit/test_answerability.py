@@ -290,12 +290,16 @@ def test_the_distinctive_unit_is_rare_in_the_knowledge_and_specific_in_the_langu
 ) -> None:
     """A word the knowledge's register seldom writes ("inside", 「地方」) is not what a question
     is about: rarity in the knowledge counts as much as the word is specific in its language."""
+    assert profile_over(knowledge, query).distinctive == distinctive
+
+
+def profile_over(knowledge: list[str], query: str) -> answerability.QueryProfile:
+    """The query's profile when `knowledge` is everything the principal may read."""
     texts = [text.normalize(t) for t in knowledge]
     units = [text.TextUnits.of(t) for t in texts]
-    found = answerability.profile(
+    return answerability.profile(
         query, lambda u: answerability.document_frequency(u, texts, units), len(texts)
     )
-    assert found.distinctive == distinctive
 
 
 def test_a_word_no_readable_chunk_uses_weighs_most_but_is_never_the_distinctive_one():
@@ -378,13 +382,7 @@ def test_a_longer_word_the_knowledge_never_writes_whole_stands_for_the_words_ins
         "生命热线是香港一个志愿服务机构。",
         "节目于翡翠台播放。",
     ]
-    texts = [text.normalize(t) for t in knowledge]
-    units = [text.TextUnits.of(t) for t in texts]
-    found = answerability.profile(
-        "哪个香港艺人曾在2009年寻求过生命热线的辅导？",
-        lambda u: answerability.document_frequency(u, texts, units),
-        len(texts),
-    )
+    found = profile_over(knowledge, "哪个香港艺人曾在2009年寻求过生命热线的辅导？")
     assert {"香港", "艺人"} <= set(found.weights)
     assert "港艺" not in found.weights
     assert found.distinctive != "港艺"
