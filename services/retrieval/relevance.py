@@ -10,7 +10,9 @@ The rule (documented in README "Retrieval"):
      be compared with it: identifiers always, words only when written in the
      item's script (a Chinese term counts when at least half of its characters appear;
      Traditional and Simplified are folded together; an English stem of five letters or more
-     also in a word derived from it, "volume" in "volumetric": `_derived_in`);
+     also in a word derived from it, "volume" in "volumetric": `_derived_in`, and where the
+     text writes its base, a word of five letters or more a suffix of at most three letters
+     shorter, "audit" for "auditor": `_base_in`);
    * when nothing can be compared (an English SOP for a Chinese question without identifiers,
      or the reverse), a majority of the query's words must be there in translation — a word
      of the item's script that a general dictionary (services.language.bilingual, CC-CEDICT)
@@ -43,7 +45,8 @@ The rule (documented in README "Retrieval"):
 3. The query's most distinctive unit (services.retrieval.answerability: the heaviest by IDF over
    the principal's eligible set among those the knowledge uses at all, 電鍍 in 「電鍍外包前置時間」)
    must be in a relevant item written in its script (a two-character Chinese word also as the
-   longer word it shortens, 停班 in 停止上班, as every term is found: `term_found`).
+   longer word it shortens, 停班 in 停止上班, as every term is found: `term_found`; an English
+   one also as its base, "audit" for "auditor").
 4. If the question asks for a type of answer (a date, a duration, money, a count, a percentage,
    a person, a temperature: services.language.answer_types), a relevant item must state one:
    「首件檢驗報告要收多少錢」 is not answered by a procedure that mentions the report but no fee.
@@ -124,7 +127,7 @@ def term_found(term: Term, text: str, units: Container[str]) -> bool:
     if term.coverage(units) >= TERM_SHARE:
         return True
     if term.kind == "word":
-        return _derived_in(term.text, text)
+        return _derived_in(term.text, text) or _base_in(term.text, text)
     return term.kind == "cjk" and text_analysis.shortened_in(term.text, text)
 
 
@@ -139,6 +142,22 @@ def _derived_in(stem: str, text: str) -> bool:
     if len(stem) < _DERIVED_MIN_CHARS or not stem.isalpha():
         return False
     return re.search(rf"(?<![a-z]){re.escape(stem)}[a-z]", text) is not None
+
+
+# A word a question derives from a base the text writes adds a suffix of this many letters at
+# most ("auditor" from "audit", "hazardous" from "hazard"); the base is a word of its own.
+_DERIVED_SUFFIX_MAX = 3
+
+
+def _base_in(stem: str, text: str) -> bool:
+    """Whether a normalised text writes, as a word of its own, a base of five letters or more
+    that an English stem extends by a short suffix ("audit" for "auditor")."""
+    if not stem.isalpha() or len(stem) <= _DERIVED_MIN_CHARS:
+        return False
+    return any(
+        re.search(rf"(?<![a-z]){stem[:cut]}(?![a-z])", text) is not None
+        for cut in range(max(_DERIVED_MIN_CHARS, len(stem) - _DERIVED_SUFFIX_MAX), len(stem))
+    )
 
 
 def assess(
@@ -554,6 +573,7 @@ def _relevant(
         and _unit_script(distinctive) == script
         and distinctive not in item.text
         and not (script == "cjk" and text_analysis.shortened_in(distinctive, item.text))
+        and not (script == "latin" and _base_in(distinctive, item.text))
     ):
         return None  # the question's most distinctive term is not there, nor its longer form
     if _another_member(series, item.text):

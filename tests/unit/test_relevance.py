@@ -917,3 +917,47 @@ def test_a_derived_word_begins_with_a_stem_of_five_letters_or_more(
     stem: str, text: str, found: bool
 ) -> None:
     assert relevance._derived_in(stem, text) is found
+
+
+@pytest.mark.parametrize(
+    ("query", "answer", "distinctive"),
+    [
+        # foodqa: the "auditor" coming is the mail's "technical audit"
+        (
+            "When is Hartwell's auditor coming to Leicester and what time does it start?",
+            "Confirming our annual technical audit of the Leicester site on Wednesday 9 December "
+            "2026, starting at 08:30 with the opening meeting and finishing around 16:00.",
+            "auditor",
+        ),
+        # SQuAD 2.0: the Rhine's "coastline" is the passage's "coast line"
+        (
+            "How long has the Rhine coastline been in the same location?",
+            "Rates of sea-level rise had dropped so far, that natural sedimentation by the Rhine "
+            "and coastal processes together, could compensate the transgression by the sea; in "
+            "the last 7000 years, the coast line was roughly at the same location.",
+            "coastlin",
+        ),
+    ],
+)
+def test_an_english_word_is_found_where_the_text_writes_its_base(
+    query: str, answer: str, distinctive: str
+) -> None:
+    # the question's most distinctive word too (rule 3)
+    assert assess(query, [item(answer)], distinctive=distinctive).sufficient
+
+
+@pytest.mark.parametrize(
+    ("stem", "text", "found"),
+    [
+        ("auditor", "a technical audit of the site", True),
+        ("hazardou", "hazard class 9", True),
+        ("auditor", "the audited accounts", False),  # not the base: another word derived from it
+        ("artist", "art of the period", False),  # a base under five letters tells nothing
+        ("generation", "gener", False),  # more than a short suffix apart
+        ("audit", "audit", False),  # the stem itself is found as written, not here
+    ],
+)
+def test_a_base_is_a_word_of_five_letters_or_more_a_short_suffix_away(
+    stem: str, text: str, found: bool
+) -> None:
+    assert relevance._base_in(stem, text) is found
