@@ -20,6 +20,8 @@ def test_round_robin_under_a_small_ceiling_evicts_and_still_answers_exactly(tmp_
     assert result["evicted_tenant_blocks"] > 0
     assert result["cache_mb"] <= 2.0
     assert result["baseline_p95_ms"] == 0.0 and result["speedup_p95"] is None
+    # built by a child process, served by this one: each reports its own peak
+    assert result["build_peak_rss_mb"] > 0 and result["peak_rss_mb"] > 0
 
 
 def test_the_curve_reports_every_size_with_its_baseline(tmp_path):
