@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, Select, and_, case, func, or_, select
 
 from services.approvals.engineering import EngineeringItem
 from services.approvals.handover import EngineeringResult
@@ -32,7 +32,7 @@ from services.core.errors import (
 from services.core.policy import DRAFT_DECIDER, ENGINEERING_DECIDER
 from services.core.principals import Principal
 from services.db.engine import Database
-from services.db.models import TaskRow
+from services.db.models import Approval, TaskRow
 from services.language.glossary import ENGINEERING_PENDING
 from services.records.directory import Directory
 from services.records.tasks import TaskRecord, TaskService
@@ -294,13 +294,13 @@ class ApprovalFlow:
 
     def recover_all(self) -> list[str]:
         """Settle every task whose approvals are all decided but which has not moved on (a
-        crash between the two writes), acting as the person who decided last."""
+        crash between the two writes), acting as the person who decided last.
+
+        Idle workers call this on every poll, so one statement finds the few such tasks (the
+        latest decision of a task awaiting approval has a rejection or nothing pending); each
+        is then read and settled as before. Tasks still waiting for people cost no more."""
         with self._db.read() as session:
-            waiting = session.execute(
-                select(TaskRow.tenant_id, TaskRow.task_id).where(
-                    TaskRow.status == TaskStatus.awaiting_approval.value
-                )
-            ).all()
+            waiting = session.execute(_settleable()).all()
         moved = []
         for tenant_id, task_id in waiting:
             scanner = Principal(user_id="system:recovery", tenant_id=tenant_id, roles=("admin",))
@@ -316,6 +316,41 @@ class ApprovalFlow:
             if self.settle(actor, task_id).state.status != TaskStatus.awaiting_approval:
                 moved.append(f"{tenant_id}/{task_id}")
         return moved
+
+
+def _settleable() -> Select[str, str]:
+    """Tasks awaiting approval whose latest decision's items are all decided or one rejected."""
+    awaiting = TaskRow.status == TaskStatus.awaiting_approval.value
+    same_task = and_(TaskRow.tenant_id == Approval.tenant_id, TaskRow.task_id == Approval.task_id)
+    latest = (
+        select(
+            Approval.tenant_id,
+            Approval.task_id,
+            func.max(Approval.decision_version).label("version"),
+        )
+        .join(TaskRow, same_task)
+        .where(awaiting)
+        .group_by(Approval.tenant_id, Approval.task_id)
+        .subquery()
+    )
+
+    def count(status: str) -> ColumnElement[int]:
+        return func.sum(case((Approval.status == status, 1), else_=0))
+
+    return (
+        select(Approval.tenant_id, Approval.task_id)
+        .join(
+            latest,
+            and_(
+                latest.c.tenant_id == Approval.tenant_id,
+                latest.c.task_id == Approval.task_id,
+                latest.c.version == Approval.decision_version,
+            ),
+        )
+        .group_by(Approval.tenant_id, Approval.task_id)
+        .having(or_(count(REJECTED) > 0, count(PENDING) == 0))
+        .order_by(Approval.tenant_id, Approval.task_id)
+    )
 
 
 def _last_decider(items: list[ApprovalView]) -> str | None:

@@ -4,6 +4,7 @@ move without a second approval, on SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import pytest
+from sqlalchemy import event
 
 from services.approvals.flow import ApprovalFlow
 from services.contracts.task_state import TaskStatus
@@ -85,3 +86,26 @@ def test_crash_after_the_last_decision_is_recovered_without_deciding_twice(servi
     admin = principal(services, "a.admin")
     approved = services.audit.search(admin, action="approval.approved")
     assert len([r for r in approved if r.subject_id.endswith(":draft")]) == 1
+
+
+def test_idle_recovery_reads_tasks_still_waiting_for_people_in_one_statement(services, tmp_path):
+    # Every idle worker calls recover_all on every poll: a task whose items are still pending
+    # must cost nothing beyond the one statement that finds the settleable tasks.
+    load_scenario(services, tmp_path)
+    sales = principal(services, "a.sales")
+    services.worker.drain(services.runs.enqueue(sales, "Q42", supplement=SUPPLEMENT).run_id)
+    assert services.tasks.get(sales, "Q42").state.status == TaskStatus.awaiting_approval
+    assert any(item.status == "pending" for item in services.approval_flow.current(sales, "Q42"))
+
+    statements: list[str] = []
+
+    def count(_conn: object, _cursor: object, statement: str, *_args: object) -> None:
+        statements.append(statement)
+
+    event.listen(services.db.engine, "before_cursor_execute", count)
+    try:
+        assert services.approval_flow.recover_all() == []
+    finally:
+        event.remove(services.db.engine, "before_cursor_execute", count)
+    selects = [s for s in statements if s.lstrip().upper().startswith(("SELECT", "WITH"))]
+    assert len(selects) == 1, statements
