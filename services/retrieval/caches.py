@@ -367,6 +367,27 @@ class TextAnalyses:
         self._lru.put(key, _Analysed(value, len(text)))
         return value
 
+    def get_many(
+        self,
+        chunk_id: str,
+        kind: str,
+        texts: Sequence[str],
+        analyse: Callable[[list[str]], Sequence[T]],
+    ) -> list[T]:
+        """`get` for several texts of one chunk, the missing ones analysed in one call (a
+        model embeds a batch for about the price of one text)."""
+        found: dict[str, T] = {}
+        for text in texts:
+            entry = self._lru.get((chunk_id, kind, text))
+            if entry is not None:
+                found[text] = cast(T, entry.value)
+        missing = list(dict.fromkeys(t for t in texts if t not in found))
+        if missing:
+            for text, value in zip(missing, analyse(missing), strict=True):
+                self._lru.put((chunk_id, kind, text), _Analysed(value, len(text)))
+                found[text] = value
+        return [found[text] for text in texts]
+
     def shared(self, chunk_id: str, kind: str) -> Callable[[str, Callable[[str], T]], T]:
         """`remember(piece, analyse)`: `analyse(piece)` for pieces of text that many chunks of
         `chunk_id`'s tenant share (the runs of characters jieba's tagger does not know as
@@ -426,6 +447,8 @@ _ELEMENT_BYTES = 64
 def _shallow(value: Any, depth: int) -> int:
     if isinstance(value, str):
         return sys.getsizeof(value)
+    if isinstance(value, np.ndarray):  # a vector: its buffer and the array object
+        return int(value.nbytes) + _ELEMENT_BYTES
     if isinstance(value, tuple | list | frozenset | set):
         return sys.getsizeof(value) + _ELEMENT_BYTES * len(value)
     if depth > 0 and hasattr(value, "__dataclass_fields__"):

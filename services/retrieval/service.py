@@ -193,13 +193,21 @@ class RetrievalService:
         self._audit(principal, result, k=k)
         return result
 
-    def _similarity(self, query: str) -> Callable[[list[str]], list[float]]:
-        """Cosine similarity of texts to the query, in the index's embedding space."""
+    def _similarity(self, query: str) -> Callable[[str, list[str]], list[float]]:
+        """Cosine similarity of a chunk's texts to the query, in the index's embedding space.
+        The texts' vectors are remembered with the chunk (they do not depend on the query:
+        embedding a chunk's candidate spans again for every question was a model call per
+        cross-script hit)."""
         embedder = self._index.embedder
+        kind = f"vector:{embedder.name}"
 
-        def similar(texts: list[str]) -> list[float]:
+        def embed(texts: list[str]) -> list[Vectors]:
+            return list(embedder.embed(texts))
+
+        def similar(chunk_id: str, texts: list[str]) -> list[float]:
             vector = self.caches.query_vector(embedder.name, query, embedder.embed_query)
-            return [float(x) for x in embedder.embed(texts) @ vector]
+            rows = self.caches.analyses.get_many(chunk_id, kind, texts, embed)
+            return [float(row @ vector) for row in rows]
 
         return similar
 
@@ -560,7 +568,7 @@ def _narrow(
     chunks: list[Evidence],
     verifier: _Verifier,
     profile: QueryProfile,
-    similarity: Callable[[list[str]], list[float]],
+    similarity: Callable[[str, list[str]], list[float]],
     analyses: TextAnalyses,
 ) -> list[Evidence]:
     """Each verified chunk hit becomes the minimal span of it that answers the query best. When
@@ -570,12 +578,12 @@ def _narrow(
     current = verifier.lookup([e.document_id for e in chunks])
 
     def prior_of(
-        units_of: Callable[[str], text_analysis.TextUnits],
+        chunk_id: str, units_of: Callable[[str], text_analysis.TextUnits]
     ) -> Callable[[list[str]], list[float]]:
         def prior(texts: list[str]) -> list[float]:
             if any(profile.coverage_of(units_of(t)) for t in texts):
                 return [float(sum(map(str.isalnum, t))) for t in texts]
-            return similarity(texts)
+            return similarity(chunk_id, texts)
 
         return prior
 
@@ -588,7 +596,7 @@ def _narrow(
         units_of = _remembered_units(analyses, chunk.chunk_id)
         score = answerability.span_score(profile, units_of)
         start, end = spans.best_span(
-            doc.body, chunk.start, chunk.end, score, prior=prior_of(units_of)
+            doc.body, chunk.start, chunk.end, score, prior=prior_of(chunk.chunk_id, units_of)
         )
         if not any(ch.isalnum() for ch in doc.body[start:end]):
             continue  # a chunk of punctuation only (a hard cut before a full stop) says nothing

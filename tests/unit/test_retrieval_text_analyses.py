@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from types import MappingProxyType
 
+import numpy as np
+
 from services.retrieval.caches import EligibleSet, RetrievalCaches, TextAnalyses
 
 
@@ -104,3 +106,22 @@ def test_dropping_a_tenant_block_forgets_the_pieces_its_chunks_share() -> None:
     caches.analyses.shared("B/SOP@1#0", "tagged_run")("標準交期", lambda p: (p,))
     caches._drop_tenant(("v1", "A"))  # what the ceiling does to the least recently used
     assert len(caches.analyses) == 1  # B's piece stays
+
+
+def test_several_texts_of_a_chunk_are_analysed_together_and_only_once() -> None:
+    analyses = TextAnalyses(16)
+    batches: list[list[str]] = []
+
+    def lengths(texts: list[str]) -> list[int]:
+        batches.append(texts)
+        return [len(t) for t in texts]
+
+    assert analyses.get_many("A/D@1#0", "len", ["ab", "abc"], lengths) == [2, 3]
+    assert analyses.get_many("A/D@1#0", "len", ["abc", "abcd", "abcd"], lengths) == [3, 4, 4]
+    assert batches == [["ab", "abc"], ["abcd"]]  # the missing text once, in one call
+
+
+def test_a_remembered_vector_counts_its_buffer() -> None:
+    analyses = TextAnalyses(16)
+    analyses.get("A/D@1#0", "vector", "lead time", lambda _t: np.zeros(512, dtype=np.float32))
+    assert analyses.weight >= 512 * 4
