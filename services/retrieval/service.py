@@ -202,7 +202,9 @@ class RetrievalService:
         kind = f"vector:{embedder.name}"
 
         def embed(texts: list[str]) -> list[Vectors]:
-            return list(embedder.embed(texts))
+            # each row its own buffer: a view would keep the whole batch alive after the other
+            # rows are evicted, unweighed
+            return [row.copy() for row in embedder.embed(texts)]
 
         def similar(chunk_id: str, texts: list[str]) -> list[float]:
             vector = self.caches.query_vector(embedder.name, query, embedder.embed_query)
