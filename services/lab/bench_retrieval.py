@@ -178,7 +178,7 @@ def retrieval(
             ).result()
         services = bootstrap.build(scratch, clock=_clock(), embedder=_embedder())
         try:
-            return _serve(services, settings, built, tenants=tenants, round_robin=round_robin)
+            return _serve(services, built, tenants=tenants, round_robin=round_robin)
         finally:
             services.close()
 
@@ -266,10 +266,9 @@ def _build(
         services.close()
 
 
-def _serve(
-    services: Any, settings: Settings, built: _Built, *, tenants: int, round_robin: bool
-) -> dict[str, Any]:
+def _serve(services: Any, built: _Built, *, tenants: int, round_robin: bool) -> dict[str, Any]:
     """The serving process: governed queries on the store the builder left."""
+    ceiling_mb = services.settings.retrieval_cache_mb
     by_user = {user_id: services.directory.principal(user_id) for user_id, _ in built.plan}
     plan = [(by_user[user_id], query) for user_id, query in built.plan]
     first = services.directory.principal("t000.sales")
@@ -329,8 +328,8 @@ def _serve(
         "rss_before_queries_mb": base_rss,
         "rss_after_queries_mb": rss_after,
         "rss_growth_mb": round(rss_after - base_rss, 1),
-        "cache_ceiling_mb": settings.retrieval_cache_mb,
-        "rss_within_ceiling_plus_base": rss_after <= base_rss + settings.retrieval_cache_mb,
+        "cache_ceiling_mb": ceiling_mb,
+        "rss_within_ceiling_plus_base": rss_after <= base_rss + ceiling_mb,
         "cache_mb": round(cached / 2**20, 1),
         "cached_chunks": held,
         "cache_bytes_per_chunk": round(cached / held) if held else None,

@@ -283,22 +283,19 @@ def _unnamed(
     ]
     if not candidates:
         return []
-    proper = names.proper
-    kept_latin = names.kept_latin
-    asking = names.asking
     return [
         t
         for t in candidates
-        if t.text in proper
+        if t.text in names.proper
         # a Latin word of an English question is looked for only where a Latin text could
         # write it ("Fab 2" is 「二廠」 in a Chinese contract); a name in pinyin still counts
         and (
             t.kind == "cjk"
-            or kept_latin
+            or names.kept_latin
             or any(text_analysis.script_of(i.section) == "latin" for i in items)
         )
         and not any(_names(_as_name(t), item.text) for item in items)
-        and not any(_names_the_rest(t.text, asking, item.text) for item in items)
+        and not any(_names_the_rest(t.text, names.asking, item.text) for item in items)
     ]
 
 
@@ -571,9 +568,7 @@ def _relevant(
     if (
         distinctive
         and _unit_script(distinctive) == script
-        and distinctive not in item.text
-        and not (script == "cjk" and text_analysis.shortened_in(distinctive, item.text))
-        and not (script == "latin" and _base_in(distinctive, item.text))
+        and not _writes_unit(distinctive, script, item.text)
     ):
         return None  # the question's most distinctive term is not there, nor its longer form
     if _another_member(series, item.text):
@@ -610,6 +605,17 @@ def _relevant(
     if words and found * 2 > len(words):
         return "translated"
     return "vector" if item.vector_z >= OUTLIER_Z else None
+
+
+def _writes_unit(unit: str, script: str, text: str) -> bool:
+    """Whether a normalised text in a unit's script writes it: as written (an English stem also
+    inside the words derived from it), a Chinese word also as the longer word it shortens, an
+    English one also as its base ("audit" for "auditor")."""
+    if unit in text:
+        return True
+    if script == "cjk":
+        return text_analysis.shortened_in(unit, text)
+    return _base_in(unit, text)
 
 
 def _name_written(name: str, text: str) -> bool:
