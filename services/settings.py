@@ -66,6 +66,13 @@ class Settings(BaseSettings):
         default=90, description="Default when the tenant has no policy of its own."
     )
     retrieval_k: int = 5
+    embedding_cache_mb: int = Field(
+        default=256,
+        ge=0,
+        description="Ceiling of the file under MEMDESK_HOME where the model's vectors of "
+        "queries, spans and remembered sentences are kept for every process of this host "
+        "(0: none); the rows written first are dropped past it.",
+    )
     retrieval_cache_mb: int = Field(
         default=1024,
         ge=1,

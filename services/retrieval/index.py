@@ -90,6 +90,7 @@ class IndexManager:
         embedder: Embedder,
         store: VectorStore,
         caches: RetrievalCaches,
+        indexing_embedder: Embedder | None = None,
         on_step: Callable[[str], None] | None = None,
         batch_size: int = 128,
         blocks_dir: Path | None = None,
@@ -101,8 +102,14 @@ class IndexManager:
         self.store = store
         self.caches = caches
         self.on_step = on_step
+        # Documents are embedded by the model itself when `indexing_embedder` is given, not
+        # through the vectors the serving side shares (services/retrieval/embedding_store.py).
         self.writer = ChunkWriter(
-            db=db, store=store, embedder=embedder, caches=caches, batch_size=batch_size
+            db=db,
+            store=store,
+            embedder=indexing_embedder or embedder,
+            caches=caches,
+            batch_size=batch_size,
         )
         # Tenant blocks persisted under `blocks_dir` (none: each process builds its own).
         self.blocks = BlockBuilder(

