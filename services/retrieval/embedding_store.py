@@ -10,11 +10,10 @@ asks the model only for the rest, in one call.
 It is a cache, never a source of truth: a file another process holds too long is skipped for
 that call; one that cannot be opened, read or written (corrupt, read-only, full) is logged once
 and the model answers for the rest of the process; a row whose length is not the model's
-dimension is a miss. Its key names the model, its dimension and its
-package version, so vectors of another model (or another release of it) are never served. The
-file is bounded: past `max_mb` the rows written first are removed. Documents being indexed are not
-embedded through it (`uncached`): each chunk is embedded once per version and stored in the
-index already.
+dimension is a miss. Its key names the model, its dimension and its package version, so vectors
+of another model (or another release of it) are never served. The file is bounded: past
+`max_mb` the rows written first are removed. Documents being indexed are not embedded through
+it (`uncached`): each chunk is embedded once per version and stored in the index already.
 """
 
 from __future__ import annotations
