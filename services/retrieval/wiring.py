@@ -48,13 +48,13 @@ def build_retrieval(
         and settings.embedding_cache_mb > 0
         and settings.embedding_backend != "hashing"
     )
-    served = shared_embeddings(model, settings) if shared else model
+    guarded = GuardedEmbedder(model)
     index = IndexManager(
         db=db,
         clock=clock,
         ids=ids,
-        embedder=GuardedEmbedder(served),
-        indexing_embedder=GuardedEmbedder(model),
+        embedder=GuardedEmbedder(shared_embeddings(model, settings)) if shared else guarded,
+        indexing_embedder=guarded,
         store=RetryingStore(store, clock=clock),
         caches=RetrievalCaches(budget_bytes=settings.retrieval_cache_mb * 2**20),
         blocks_dir=settings.resolved_home / "retrieval-blocks",
