@@ -571,7 +571,7 @@ def _relevant(
         and not _writes_unit(distinctive, script, item.text)
     ):
         return None  # the question's most distinctive term is not there, nor its longer form
-    if _another_member(series, item.text):
+    if another_member(series, item.text):
         return None  # it is about Line 4 when Line 3 is asked about
     # Identifiers are the same in every language; words only in their own script.
     checkable = identifiers + [t for t in words if _script(t) == script]
@@ -692,6 +692,11 @@ _NEXT_WORD = re.compile(r"\s*(\S+)")
 _MEMBER_CJK = re.compile(r"(?<![月\d])(\d{1,3})\s*号\s*([a-z]{2,}|[\u4e00-\u9fff])")
 
 
+def asked_series(query: str) -> dict[str, set[str]]:
+    """The members of numbered series the asking part of a question names (rule 5)."""
+    return numbered(text_analysis.normalize(_asking(query)[0]))
+
+
 def numbered(normalized: str) -> dict[str, set[str]]:
     """The numbered series a normalised text names members of: {"line": {"3"}} for "Line 3",
     {"lift": {"1"}} for 「1號 lift」. A number that is an amount ("2 hours", "5 days"), a date
@@ -710,7 +715,7 @@ def numbered(normalized: str) -> dict[str, set[str]]:
     return found
 
 
-def _another_member(series: dict[str, set[str]] | None, text: str) -> bool:
+def another_member(series: dict[str, set[str]] | None, text: str) -> bool:
     """Whether a text names other members of a series the question asks one member of, and
     not that one: a work instruction for Line 4 does not answer for Line 3, a table of lines 1,
     3 and 4 does not answer for line 2. A text naming no member of the series (a rule for

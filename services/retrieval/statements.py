@@ -8,7 +8,12 @@ itself is the attribute:
 
 * each relevant `fact` document's **answer** is the unit (sentence, clause, list item) of its
   retrieved sections that states a quantity and covers the question best — read with its heading
-  and the document's title, weighted as answerability weighs the question's words;
+  and the document's title, weighted as answerability weighs the question's words. A section
+  that cuts a table takes the whole table (a chunk may end after a table's first row), and a
+  line or row about other members of a numbered series than the one the question names ("L1
+  Bakery" for Line 4; relevance's rule 5) is not an answer;
+* what a quantity is **said of** (its clause before it and its line's label, without what
+  brackets hold: "Metal detector (CEIA THS)") must be mostly what the question says;
 * two documents **disagree** when, in the same customer scope, their answers state quantities of
   the same measure (durations in one scale, shares, lengths, one currency, ...) and no value in
   common, each answer names every identifier of the question (save one that an answering
@@ -37,7 +42,7 @@ from services.contracts.evidence_id import evidence_id_for
 from services.language import answer_types
 from services.language import tokens as text_analysis
 from services.language.frequency import NAME_ZIPF, informativeness, zipf
-from services.retrieval import facts, moments, spans
+from services.retrieval import facts, moments, relevance, spans
 from services.retrieval.answerability import QueryProfile, present
 from services.retrieval.caches import TextAnalyses
 from services.retrieval.eligibility import ChunkRow, Verified
@@ -183,7 +188,7 @@ def question_conflicts(
         return [], []
     current = lookup(list(by_document))
     sections = {
-        document_id: [doc.body[s:e] for _c, s, e in _sections(items, chunk_of)]
+        document_id: [doc.body[s:e] for _c, s, e in _sections(items, chunk_of, doc.body)]
         for document_id, items in by_document.items()
         if (doc := current.get(document_id)) is not None
     }
@@ -194,6 +199,7 @@ def question_conflicts(
         spelled,
         analyses if analyses is not None else TextAnalyses(0),
         asked=frozenset(_words(_expanded(text_analysis.normalize(profile.query), spelled))),
+        series=relevance.asked_series(profile.query),
     )
     answers = {
         document_id: answer
@@ -225,6 +231,8 @@ class _Reading:
     spelled: dict[str, str]
     analyses: TextAnalyses
     asked: frozenset[str]
+    # the members of numbered series the question names ("Line 4": {"line": {"4"}})
+    series: dict[str, set[str]] = dataclasses.field(default_factory=dict)
 
     def normalized(self, chunk_id: str, text: str) -> str:
         return self.analyses.get(chunk_id, "normalize", text, text_analysis.normalize)
@@ -275,7 +283,7 @@ def _answer(
     currency = functools.cache(
         lambda: answer_types.declared_currency(text_analysis.normalize(doc.body))
     )
-    for chunk_id, start, end in _sections(items, chunk_of):
+    for chunk_id, start, end in _sections(items, chunk_of, doc.body):
         heading = ""
         heading_start = start
         columns: list[str] = []  # the header row of the table being read, if any
@@ -340,6 +348,16 @@ def _better(
 ) -> Answer | None:
     """The clause's answer when it covers the question better than `best`, else `best`."""
     doc, chunk_id, heading, spelled = place.doc, place.chunk_id, place.heading, reading.spelled
+    if reading.series:
+        # A row or a line about other members of a series the question names one member of
+        # ("L1 Bakery" for Line 4) answers for them, as relevance's rule 5 reads an item; the
+        # line is read whole where its section starts inside it.
+        whole = doc.body[
+            doc.body.rfind("\n", 0, place.line_start) + 1 : _line_end(doc.body, place.line_start)
+        ]
+        named = reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{whole}")
+        if relevance.another_member(reading.series, named):
+            return best
     # Which statement answers is read over its whole sentence: 「清洁完成后7天内未使用的，使用前
     # 须重新清洁」 says what happens after the 7 days in its next clause.
     sentence = _sentence(place.line, clause_start)
@@ -417,21 +435,32 @@ def _priced_cells(
 
 
 def _said_of(reading: _Reading, chunk_id: str, label: str, clause: str) -> float:
-    """How much of what a quantity is said of the question also says: the content words of its
-    clause before the quantity and of its line's label, each weighed by how rare it is in the
-    language. 「鈦合金零件之加工交期為 25 日」 is said of titanium parts, which a question about
-    the standard lead time never mentions."""
-    norm = reading.normalized(chunk_id, clause)
-    first = _FIRST_QUANTITY.search(norm)
-    before = norm[: first.start()] if first else norm
-    said = _ENUMERATOR.sub(" ", f"{reading.normalized(chunk_id, label)} {before}")
-    attribute = set(reading.words(chunk_id, _expanded(said, reading.spelled)))
+    """How much of what a quantity is said of (`_attribute_words`) the question also says,
+    each word weighed by how rare it is in the language."""
+    attribute = _attribute_words(reading, chunk_id, label, clause)
     if not attribute:
         return 1.0
     total = sum(informativeness(w) for w in attribute)
     if not total:
         return 1.0
     return sum(informativeness(w) for w in attribute & reading.asked) / total
+
+
+# What brackets hold beside a name is an aside (the model of a machine: "Metal detector (CEIA
+# THS)"), not what the quantity is said of.
+_ASIDE = re.compile(r"\([^()]*\)|（[^（）]*）")
+
+
+def _attribute_words(reading: _Reading, chunk_id: str, label: str, clause: str) -> frozenset[str]:
+    """What a quantity is said of: the content words of its clause before the quantity and of
+    its line's label. 「鈦合金零件之加工交期為 25 日」 is said of titanium parts, which a
+    question about the standard lead time never mentions."""
+    norm = reading.normalized(chunk_id, clause)
+    first = _FIRST_QUANTITY.search(norm)
+    before = norm[: first.start()] if first else norm
+    said = _ENUMERATOR.sub(" ", f"{reading.normalized(chunk_id, label)} {before}")
+    said = _ASIDE.sub(" ", said)
+    return frozenset(reading.words(chunk_id, _expanded(said, reading.spelled)))
 
 
 def _sentence(line: str, at: int) -> str:
@@ -531,18 +560,66 @@ def _clauses(line: str) -> list[tuple[int, str]]:
 
 
 def _sections(
-    items: list[Evidence], chunk_of: Callable[[str], ChunkRow | None]
+    items: list[Evidence], chunk_of: Callable[[str], ChunkRow | None], body: str
 ) -> list[tuple[str, int, int]]:
-    """The chunks the document's spans were cut from, each once (chunk id, start, end)."""
+    """The chunks the document's spans were cut from, each once (chunk id, start, end), each
+    widened to the whole of a table it cuts through (a chunk may hold a table's header and its
+    first rows, the next one the rest): a row is read with its header and its sibling rows.
+    Sections that then overlap are read as one."""
     found: list[tuple[str, int, int]] = []
-    seen: set[tuple[int, int]] = set()
     for item in items:
         chunk = chunk_of(item.chunk_id)
-        bounds = (chunk.start, chunk.end) if chunk is not None else (item.start, item.end)
-        if bounds not in seen:
-            seen.add(bounds)
-            found.append((item.chunk_id, *bounds))
+        start, end = (chunk.start, chunk.end) if chunk is not None else (item.start, item.end)
+        start, end = _whole_tables(body, start, end)
+        for at, (chunk_id, s, e) in enumerate(found):
+            if s < end and start < e:
+                found[at] = (chunk_id, min(s, start), max(e, end))
+                break
+        else:
+            found.append((item.chunk_id, start, end))
     return found
+
+
+# At most this many rows are added on either side of a section (a bound on the work, not a
+# judgement: a table longer than that is read in the rows around what was retrieved).
+_TABLE_ROWS_ADDED = 50
+
+
+def _whole_tables(body: str, start: int, end: int) -> tuple[int, int]:
+    """`start`-`end` widened to the table rows (lines `_cells` splits) that continue a table
+    its first or last line belongs to, up to a blank or other line."""
+    text = body[start:end]
+    if not text.strip():
+        return start, end
+    first = start + len(text) - len(text.lstrip())
+    last = start + len(text.rstrip()) - 1
+    line_start = body.rfind("\n", 0, last) + 1
+    line_end = _line_end(body, last)
+    if _cells(body[line_start:line_end]):
+        for _ in range(_TABLE_ROWS_ADDED):
+            if line_end >= len(body):
+                break
+            following = _line_end(body, line_end + 1)
+            if not _cells(body[line_end + 1 : following]):
+                break
+            line_end = following
+        end = max(end, line_end)
+    line_start = body.rfind("\n", 0, first) + 1
+    if _cells(body[line_start : _line_end(body, first)]):
+        for _ in range(_TABLE_ROWS_ADDED):
+            if line_start == 0:
+                break
+            preceding = body.rfind("\n", 0, line_start - 1) + 1
+            if not _cells(body[preceding : line_start - 1]):
+                break
+            line_start = preceding
+        start = min(start, line_start)
+    return start, end
+
+
+def _line_end(body: str, at: int) -> int:
+    end = body.find("\n", at)
+    return len(body) if end < 0 else end
 
 
 def _salience(profile: QueryProfile) -> dict[str, float]:
@@ -793,7 +870,9 @@ def _conflict(fact: str, measure: str, *answers: Answer) -> Conflict:
         unit=measure,
         values=[
             ConflictValue(
-                value=", ".join(q.shown for q in answer.quantities),
+                # the values of the measure they disagree on (a table row also states others)
+                value=", ".join(q.shown for q in answer.quantities if q.measure == measure)
+                or ", ".join(q.shown for q in answer.quantities),
                 evidence_id=answer.evidence.evidence_id,
                 document_id=answer.evidence.document_id,
                 version=answer.evidence.version,

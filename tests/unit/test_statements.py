@@ -11,7 +11,7 @@ import pytest
 
 from services.contracts.evidence_id import evidence_id_for
 from services.language import tokens as text
-from services.retrieval import answerability, statements
+from services.retrieval import answerability, relevance, statements
 from services.retrieval.eligibility import ChunkRow, Verified
 from services.retrieval.types import Evidence
 
@@ -193,6 +193,45 @@ DOCS = {
         "days of delivery.",
     ),
     "SUS304-SHEET": ("SUS304 切削件報價", "交期\n標準交期 12 日，自下單次日起算。"),
+    # A food plant's metal-detection SOP, whose table of lines a chunk may cut after its first
+    # row, and the Line 4 work instruction, which tests every 2 hours.
+    "SOP-METAL": (
+        "HACCP CCP3 - Metal detection and X-ray",
+        "1. Metal detector test pieces\nCertified test pieces, passed in turn at the leading "
+        "edge, middle and trailing edge of a pack.\n"
+        "| Line | Detector | Ferrous | Non-ferrous | Stainless 316 | Test frequency |\n"
+        "| L1 Bakery | Loma IQ4 | 2.0 mm | 2.5 mm | 3.0 mm | every 60 min |\n"
+        "| L3 Sandwiches | Mettler Profile | 1.5 mm | 2.0 mm | 2.5 mm | every 60 min |\n"
+        "| L4 Ready meals (CPET trays) | CEIA THS | 2.5 mm | 3.0 mm | 3.5 mm | every 60 min |\n\n"
+        "2. X-ray (foil trays)\nL5 foil-tray meals are inspected by X-ray XR-1.",
+    ),
+    "WI-L4-PACK": (
+        "Work instruction - Line 4 ready meal assembly and tray sealing",
+        "2. During the run\n- Metal detector (CEIA THS): test with the Fe, non-Fe and stainless "
+        "test pieces at start-up, every 2 hours, and at each changeover. Record on MD-L4.",
+    ),
+    # A Hong Kong property manager's notice on lift No. 2, whose English line a chunk may
+    # start inside, and the owners' minutes, which state only their meeting's date.
+    "KF-LIFT-NOTICE": (
+        "景峰大廈通告：2號升降機更換曳引鋼纜工程",
+        "景峰大廈管理處通告\n日期：2026年11月18日\n\n事由：2號升降機更換曳引鋼纜工程\n\n"
+        "Notice: Lift No. 2 (odd floors) will be out of service from Monday 23 November 2026 "
+        "for the replacement of its hoisting ropes and is expected to resume service before "
+        "6:00 p.m. on Friday 18 December 2026. Lift No. 1 remains in service.",
+    ),
+    "KF-MINUTES": (
+        "景峰大廈法團管理委員會2026年第三次會議紀錄（2026年9月24日）",
+        "管理委員會2026年第三次會議紀錄\n日期：2026年9月24日（星期四）晚上8時\n\n3. 2號升降機\n"
+        "管理公司報告2號升降機曳引鋼纜須更換，工程將於11月下旬展開，為期約4星期。",
+    ),
+    # The same manager's car park terms: a table of estates a chunk may start inside.
+    "SOP-CARPARK": (
+        "Car Park Licence Terms (Version 2)",
+        "2. Monthly licence fees\n| Estate | Vehicle type | Monthly fee |\n|---|---|---|\n"
+        "| Hoi Wan Court | Private car | HK$3,200 |\n| Hoi Wan Court | Motorcycle | HK$800 |\n"
+        "| King Fung Mansion | Private car | HK$3,800 |\n\n3. Payment\n3.1 The monthly fee "
+        "is payable in advance.",
+    ),
 }
 
 
@@ -229,7 +268,15 @@ def _evidence(doc: Verified) -> Evidence:
     )
 
 
-def conflicts(query: str, *document_ids: str, customers: dict[str, str] | None = None):
+def conflicts(
+    query: str,
+    *document_ids: str,
+    customers: dict[str, str] | None = None,
+    chunk_starts: dict[str, str] | None = None,
+    chunk_ends: dict[str, str] | None = None,
+):
+    """`chunk_starts` / `chunk_ends`: a document's retrieved chunk starts at / ends after the
+    text given (else it is the whole body)."""
     docs = {d: _verified(d, (customers or {}).get(d)) for d in document_ids}
     evidence = [_evidence(doc) for doc in docs.values()]
     texts = [text.normalize(f"{t}\n{b}") for t, b in DOCS.values()]
@@ -237,10 +284,16 @@ def conflicts(query: str, *document_ids: str, customers: dict[str, str] | None =
     profile = answerability.profile(
         query, lambda u: answerability.document_frequency(u, texts, units), len(texts)
     )
-    chunks = {
-        e.chunk_id: ChunkRow(e.chunk_id, e.document_id, 1, 0, e.end, "sha256:test")
-        for e in evidence
-    }
+    chunks = {}
+    for e in evidence:
+        body = docs[e.document_id].body
+        start, end = 0, e.end
+        if e.document_id in (chunk_starts or {}):
+            start = body.index(chunk_starts[e.document_id])
+        if e.document_id in (chunk_ends or {}):
+            cut = chunk_ends[e.document_id]
+            end = body.index(cut) + len(cut)
+        chunks[e.chunk_id] = ChunkRow(e.chunk_id, e.document_id, 1, start, end, "sha256:test")
     found, cited = statements.question_conflicts(
         profile,
         evidence,
@@ -650,3 +703,102 @@ def test_an_identifier_names_only_the_document_that_bears_it_in_a_pair():
     assert [{v.document_id: v.value for v in c.values} for c in found] == [
         {"HY-ORDER-SAME": "48 hour", "HY-SITE-NOTE": "36 hour"}
     ]
+
+
+def test_a_row_is_read_with_the_rest_of_its_table_and_for_the_member_of_a_series_asked():
+    # The chunk retrieved holds the table's header and its L1 row only; the L4 row, which
+    # answers for Line 4, is in the next chunk. The table is read whole, and the rows of other
+    # lines are not answers: the L4 row's 60 minutes disagree with the work instruction's 2
+    # hours (the detector's model in brackets is an aside, not what the 2 hours are said of).
+    found, cited = conflicts(
+        "How often do we test the metal detector on Line 4?",
+        "SOP-METAL",
+        "WI-L4-PACK",
+        chunk_ends={"SOP-METAL": "every 60 min |"},
+    )
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [
+        {"SOP-METAL": "60 minute", "WI-L4-PACK": "2 hour"}
+    ]
+    assert any(e.quote.startswith("| L4 Ready meals") for e in cited)
+
+
+def test_a_line_a_chunk_starts_inside_is_read_whole_for_the_members_it_names():
+    # The chunk starts at "2 (odd floors)…": cut there, the line names lift No. 1 only, but
+    # whole it names No. 2, the lift asked about, whose return date it states.
+    doc = _verified("KF-LIFT-NOTICE")
+    item = _evidence(doc)
+    start = doc.body.index("2 (odd floors)")
+    chunk = ChunkRow(item.chunk_id, doc.document_id, 1, start, len(doc.body), "sha256:test")
+    reading = _reading("景峰大廈2號 lift 幾時整好？")
+    answer = statements._answer(reading, doc, [item], {item.chunk_id: chunk}.get)
+    assert answer is not None
+    assert answer.evidence.quote.startswith("2 (odd floors)")
+    # A question about lift No. 3 is not answered by a line about lifts No. 2 and No. 1.
+    assert (
+        statements._answer(
+            _reading("景峰大廈3號 lift 幾時整好？"), doc, [item], {item.chunk_id: chunk}.get
+        )
+        is None
+    )
+
+
+@pytest.mark.parametrize(
+    ("document_id", "starts_at", "first", "last"),
+    [
+        # a chunk that ends after a table's first row takes the rows after it
+        ("SOP-METAL", "1. Metal", "1. Metal", "every 60 min |\n\n"),
+        # a chunk that starts inside a table takes its header and the rows before
+        ("SOP-CARPARK", "| Hoi Wan Court | Motorcycle", "| Estate", "HK$3,800 |"),
+    ],
+)
+def test_a_section_is_widened_to_the_whole_of_a_table_it_cuts(document_id, starts_at, first, last):
+    _title, body = DOCS[document_id]
+    start = body.index(starts_at)
+    row_end = body.index("\n", body.index("|", start))  # the section ends after one row
+    widened_start, widened_end = statements._whole_tables(body, start, row_end)
+    assert body[widened_start:].startswith(first)
+    assert body[:widened_end].endswith(last.rstrip("\n"))
+    assert "Payment" not in body[widened_start:widened_end]
+    assert "X-ray" not in body[widened_start:widened_end]
+
+
+@pytest.mark.parametrize(
+    ("label", "clause", "said", "aside"),
+    [
+        # a food plant's work instruction: the detector's model is in brackets
+        ("- Metal detector (CEIA THS)", " every 2 hours,", {"metal", "detector"}, "ceia"),
+        # a pharmaceutical cleaning SOP: the abbreviation is in full-width brackets
+        (
+            "4.1 脏设备保持时间（DHT）",
+            "自生产结束至开始清洁，最长48小时。",
+            {"设备", "保持", "时间"},
+            "dht",
+        ),
+    ],
+)
+def test_what_brackets_hold_is_not_what_a_quantity_is_said_of(label, clause, said, aside):
+    words = statements._attribute_words(_reading("How often?"), "T/X@1#0", label, clause)
+    assert said <= words
+    assert not any(aside in word for word in words)
+    # without the brackets the aside is read as written
+    bare = label.replace("(", "").replace(")", "").replace("（", " ").replace("）", "")
+    assert any(
+        aside in word
+        for word in statements._attribute_words(_reading("How often?"), "T/X@1#0", bare, clause)
+    )
+
+
+def _reading(query: str) -> statements._Reading:
+    texts = [text.normalize(f"{t}\n{b}") for t, b in DOCS.values()]
+    units = [text.TextUnits.of(t) for t in texts]
+    profile = answerability.profile(
+        query, lambda u: answerability.document_frequency(u, texts, units), len(texts)
+    )
+    return statements._Reading(
+        profile,
+        statements._asked_measures(profile),
+        {},
+        statements.TextAnalyses(0),
+        asked=frozenset(),
+        series=relevance.asked_series(query),
+    )
