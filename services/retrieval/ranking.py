@@ -217,6 +217,21 @@ def document_frequency(unit: str, block: TenantBlock, view: LexicalView) -> int:
     return answerability.document_frequency(unit, texts, units)
 
 
+def texts_naming(unit: str, block: TenantBlock, view: LexicalView, limit: int) -> list[str]:
+    """The texts (as written) of at most `limit` of the view's chunks that contain `unit`, as
+    answerability finds a unit, read only on the rows the block's index says can hold it."""
+    found = block.lexicon.containing(unit)
+    rows = view.rows if found is None else view.rows[view.position_of(found[0])]
+    texts: list[str] = []
+    for row in rows:
+        r = int(row)
+        if answerability.present(unit, block.matched[r], block.unit_set(r)):
+            texts.append(block.texts[r])
+            if len(texts) >= limit:
+                break
+    return texts
+
+
 def vector_top(query_vector: Vectors, block: TenantBlock, view: LexicalView, n: int) -> list[str]:
     """The exact vector-only top n (used by the benchmark to measure recall)."""
     if len(view.rows) == 0:

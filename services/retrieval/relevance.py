@@ -75,6 +75,11 @@ The rule (documented in README "Retrieval"):
    does not answer. A year is what the calendar writes (before 年, after a preposition of time,
    a month or a quarter, or naming which one: "the 2027 sheet"), not any four digits (a 1055
    telehandler, 1,500 件) (`_years`).
+9. A name the question asks about that the principal's knowledge lists with others as members
+   of one set ("Sites: Leicester (UK) and Columbus, OH (US)", 「海韻苑、景峰大廈及柏景花園」) has
+   those others as siblings: an item naming a sibling and not the name is about the sibling —
+   the Leicester site's audit window does not answer for the Columbus site (`siblings`, read
+   in at most SIBLING_TEXTS of the texts naming it). An item naming neither is not concerned.
 Similarity never decides on its own except across scripts, and then only as a rank.
 """
 
@@ -82,7 +87,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Container
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 
 from services.language import answer_types, bilingual, frequency
@@ -166,10 +171,13 @@ def assess(
     *,
     distinctive: str | None = None,
     unseen: Container[str] = (),
+    texts_naming: Callable[[str], Sequence[str]] | None = None,
 ) -> Assessment:
     """`distinctive`: the query's heaviest unit among those the principal's knowledge uses
     (answerability.QueryProfile); a relevant item in its script must contain it. `unseen`: the
-    query's units no chunk the principal may read contains (QueryProfile.unseen)."""
+    query's units no chunk the principal may read contains (QueryProfile.unseen).
+    `texts_naming`: texts the principal may read that contain a unit (rule 9: a name's
+    siblings are read from them)."""
     terms = question_terms(query)
     identifiers = [t for t in terms if t.kind == "identifier"]
     words = [t for t in terms if t.kind != "identifier"]
@@ -209,6 +217,11 @@ def assess(
         )
         for i in items
     }
+    if texts_naming is not None:
+        kin = _Siblings(names, texts_naming)
+        for i in items:
+            if verdicts[i.evidence_ids] and kin.named_instead(i.text):
+                verdicts[i.evidence_ids] = None  # it is about the Leicester site, not Columbus's
     if any(v == "lexical" for v in verdicts.values()):
         # Words matched somewhere: the vector's pick in another language adds nothing then.
         verdicts = {key: v if v == "lexical" else None for key, v in verdicts.items()}
@@ -750,3 +763,87 @@ def _script(term: Term) -> str:
 
 def _unit_script(unit: str) -> str:
     return "cjk" if re.search(f"[{text_analysis.CJK}]", unit) else "latin"
+
+
+# ---- rule 9: a name's siblings -----------------------------------------------------------------
+# What a list separates: commas, slashes and the words that join its members.
+_LIST_SEPARATOR = re.compile(r",|/|、|&|\band\b|\bor\b|以及|及|和|与|與|或")
+_CLAUSE_SEPARATOR = re.compile(r"[.;:。；：!?！？\n]")
+_BRACKETED = re.compile(r"\(([^()]*)\)|（([^（）]*)）")
+_TITLE_WORD = re.compile(r"[A-Z][a-z]+")
+# A bound on the work: the siblings of a name are read in this many of the texts naming it.
+SIBLING_TEXTS = 20
+
+
+def siblings(name: str, texts: Sequence[str]) -> frozenset[str]:
+    """What the texts list beside `name` as members of one set ("Sites: Leicester (UK) and
+    Columbus", "one in Leicester, one in Columbus", 「經海化、壽光、寒亭、昌邑」): the names
+    that end the consecutive parts of a list holding it — a capitalised Latin word, or a
+    Chinese part that is a short run of characters — rare in the language, as names are.
+    Normalised (lower case, Simplified)."""
+    latin = _CJK.search(name) is None
+    target = name.lower() if latin else text_analysis.normalize(name)
+    found: set[str] = set()
+    for text in texts:
+        pieces = [m.group(1) or m.group(2) or "" for m in _BRACKETED.finditer(text)]
+        pieces.append(_BRACKETED.sub(" ", text))
+        for piece in pieces:
+            for clause in _CLAUSE_SEPARATOR.split(piece):
+                run: list[str] = []
+                for part in [*_LIST_SEPARATOR.split(clause), ""]:
+                    member = _member(part, latin)
+                    if member is not None:
+                        run.append(member)
+                        continue
+                    if len(run) >= 2 and target in run:
+                        found.update(m for m in run if m != target)
+                    run = []
+    return frozenset(m for m in found if frequency.zipf(m) < frequency.NAME_ZIPF)
+
+
+def _member(part: str, latin: bool) -> str | None:
+    """The name a part of a list ends with: a capitalised Latin word ("pirates from Denmark"),
+    a Chinese part that is a short run of characters."""
+    part = part.strip()
+    if latin:
+        words = part.split()
+        if words and _TITLE_WORD.fullmatch(words[-1]):
+            return words[-1].lower()
+        return None
+    run = text_analysis.normalize(part)
+    return run if _CJK_RUN.fullmatch(run) and 2 <= len(run) <= 8 else None
+
+
+class _Siblings:
+    """The names a question asks about, each with its siblings (`siblings`), read only for a
+    name that an item does not write."""
+
+    def __init__(self, names: _Names, texts_naming: Callable[[str], Sequence[str]]) -> None:
+        asked = {w.lower(): w for w in _PROPER.findall(names.asked)}
+        if names.kept_latin:
+            asked |= {w.lower(): w for w in _CAPITALISED.findall(names.asked)}
+        asked |= {w: w for w in names.proper if _CJK.search(w)}
+        self._asked = asked
+        self._texts_naming = texts_naming
+        self._found: dict[str, frozenset[str]] = {}
+
+    def named_instead(self, text: str) -> bool:
+        """Whether a (normalised) text names a sibling of a name the question asks about and
+        not that name: the Leicester site's audit window does not answer for Columbus's."""
+        return any(
+            not _writes_name(text, name) and any(_writes_name(text, s) for s in self._of(name))
+            for name in self._asked
+        )
+
+    def _of(self, name: str) -> frozenset[str]:
+        if name not in self._found:
+            unit = name if _CJK.search(name) else text_analysis.stem(name)
+            texts = self._texts_naming(unit)
+            self._found[name] = siblings(self._asked[name], texts) - set(self._asked)
+        return self._found[name]
+
+
+def _writes_name(text: str, name: str) -> bool:
+    if _CJK.search(name):
+        return name in text
+    return re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", text) is not None

@@ -51,8 +51,14 @@ from services.retrieval.eligibility import (
 )
 from services.retrieval.embedders import Vectors
 from services.retrieval.index import IndexManager
-from services.retrieval.ranking import Candidate, QueryAnalysis, document_frequency, rank
-from services.retrieval.relevance import Assessment, Item, assess
+from services.retrieval.ranking import (
+    Candidate,
+    QueryAnalysis,
+    document_frequency,
+    rank,
+    texts_naming,
+)
+from services.retrieval.relevance import SIBLING_TEXTS, Assessment, Item, assess
 from services.retrieval.statements import question_conflicts
 from services.retrieval.types import Evidence, RetrievalResult, SpanReader
 
@@ -129,7 +135,7 @@ class RetrievalService:
             evidence = _narrow(
                 chunks, verifier, profile, self._similarity(analysis.text), self.caches.analyses
             )
-            assessment = _judge(query, profile, evidence, block, vector_z)
+            assessment = _judge(query, profile, evidence, block, vector_z, view)
             assessment, reading = self._read(query, evidence, block, assessment)
             conflicts, evidence = find_conflicts(
                 evidence,
@@ -154,7 +160,7 @@ class RetrievalService:
                 )
                 evidence = make_room(evidence, units, conflicts, k) if conflicts else evidence
         if conflicts and reading is None:  # partners may have joined the evidence
-            assessment = _judge(query, profile, evidence, block, vector_z)
+            assessment = _judge(query, profile, evidence, block, vector_z, view)
         status = (
             "insufficient_evidence"
             if not assessment.sufficient
@@ -624,8 +630,10 @@ def _judge(
     evidence: list[Evidence],
     block: TenantBlock,
     vector_z: dict[str, float],
+    view: LexicalView,
 ) -> Assessment:
-    """Relevance reads each document's returned spans with the chunks they were cut from."""
+    """Relevance reads each document's returned spans with the chunks they were cut from, and
+    what the principal may read about the names the question asks about (relevance rule 9)."""
     by_doc: dict[str, list[Evidence]] = {}
     for e in evidence:
         by_doc.setdefault(e.ref, []).append(e)
@@ -643,7 +651,13 @@ def _judge(
                 history=all(e.is_history for e in parts),
             )
         )
-    return assess(query, items, distinctive=profile.distinctive, unseen=profile.unseen)
+    return assess(
+        query,
+        items,
+        distinctive=profile.distinctive,
+        unseen=profile.unseen,
+        texts_naming=lambda unit: texts_naming(unit, block, view, SIBLING_TEXTS),
+    )
 
 
 def _from_reading(

@@ -961,3 +961,73 @@ def test_a_base_is_a_word_of_five_letters_or_more_a_short_suffix_away(
     stem: str, text: str, found: bool
 ) -> None:
     assert relevance._base_in(stem, text) is found
+
+
+@pytest.mark.parametrize(
+    ("name", "texts", "expected"),
+    [
+        # a food manufacturer's SOPs (enterprise English): the two sites
+        (
+            "Columbus",
+            [
+                "Issue 1 | Sites: Leicester (UK) and Columbus, OH (US) | Owner: Technical Manager",
+                "3. Mock recall\nTwice a year (one in Leicester, one in Columbus).",
+            ],
+            {"leicester"},
+        ),
+        # SQuAD 2.0's Normans passage (Wikipedia English): a country as common in the
+        # language as Denmark is no name here, and the clause after the list lists nothing
+        (
+            "Iceland",
+            [
+                "raiders and pirates from Denmark, Iceland and Norway who, under their leader "
+                "Rollo, agreed to swear fealty to King Charles III of West Francia."
+            ],
+            set(),
+        ),
+        # CMRC 2018 (Wikipedia Simplified Chinese): the stations of a railway
+        (
+            "寿光",
+            ["益羊铁路自益都站引出，向东经海化、寿光、寒亭、昌邑、平度、莱州、招远、终到龙口。"],
+            {"寒亭", "昌邑", "平度", "莱州", "招远", "终到龙口"},
+        ),
+        # everyday words listed together are not names (a Cantonese opera passage, CMRC)
+        ("性格", ["表现角色行当的身份、性格、情绪以及环境。"], set()),
+    ],
+)
+def test_a_name_s_siblings_are_the_names_listed_beside_it(name, texts, expected) -> None:
+    assert relevance.siblings(name, texts) == expected
+
+
+def test_an_item_about_a_sibling_of_the_name_asked_does_not_answer() -> None:
+    # foodqa: the certification body's mail gives the Leicester site's audit window; the
+    # person asks about the Columbus site, which the SOPs list beside Leicester.
+    query = "When does the BRCGS unannounced audit window open for the Columbus, Ohio site?"
+    leicester = item(
+        "Your Leicester site (site code 1458221) is on the unannounced audit programme. The "
+        "window for the 2027 audit opens on 1 February 2027 and closes on 31 May 2027.",
+        title="BRCGS unannounced audit window",
+    )
+    sites = ["Issue 1 | Sites: Leicester (UK) and Columbus, OH (US) | Owner: Technical Manager"]
+    asked: list[str] = []
+
+    def texts_naming(unit: str) -> list[str]:
+        asked.append(unit)
+        return sites
+
+    assert assess(query, [leicester]).sufficient  # without the rule: answered
+    found = assess(query, [leicester], texts_naming=texts_naming)
+    assert not found.sufficient
+    assert "columbus" in [m.lower() for m in found.missing]
+    # an item naming the site asked about, or naming no site, is not concerned — and the
+    # knowledge is not read for a name every relevant item writes
+    asked.clear()
+    columbus = item(leicester.quote.replace("Leicester", "Columbus"), title=leicester.text[:31])
+    assert assess(query, [columbus], texts_naming=texts_naming).sufficient
+    assert "columbu" not in asked
+    no_site = item(
+        "The window for the 2027 unannounced audit opens on 1 February 2027 and closes on 31 "
+        "May 2027.",
+        title="BRCGS unannounced audit window",
+    )
+    assert assess(query, [no_site], texts_naming=texts_naming).sufficient
