@@ -76,7 +76,7 @@ The rule (documented in README "Retrieval"):
    a month or a quarter, or naming which one: "the 2027 sheet"), not any four digits (a 1055
    telehandler, 1,500 件) (`_years`).
 9. A name the question asks about that the principal's knowledge lists with others as members
-   of one set ("Sites: Leicester (UK) and Columbus, OH (US)", 「海韻苑、景峰大廈及柏景花園」) has
+   of one set ("Sites: Leicester (UK) and Columbus, OH (US)", 「經海化、壽光、寒亭、昌邑」) has
    those others as siblings: an item naming a sibling and not the name is about the sibling —
    the Leicester site's audit window does not answer for the Columbus site (`siblings`, read
    in at most SIBLING_TEXTS of the texts naming it). An item naming neither is not concerned.
