@@ -23,7 +23,7 @@ from services.retrieval import answerability
 from services.retrieval.blas_threads import single_threaded
 from services.retrieval.caches import LexicalView, TenantBlock
 from services.retrieval.embedders import Vectors
-from services.retrieval.lexicon import compact
+from services.retrieval.lexicon import Rows, compact
 
 RRF_K = 60  # the constant from Cormack et al.; it damps the weight of top ranks
 LIST_DEPTH = 100  # how deep each signal's list enters the fusion
@@ -203,15 +203,9 @@ def vector_scores(
 def document_frequency(unit: str, block: TenantBlock, view: LexicalView) -> int:
     """`answerability.document_frequency` over the view's chunks, tested only on the rows the
     block's index says can contain `unit` (the same count: the others cannot)."""
-    found = block.lexicon.containing(unit)
-    if found is None:
-        rows = view.rows
-    else:
-        candidates, exact = found
-        positions = view.position_of(candidates)
-        if exact:
-            return len(positions)
-        rows = view.rows[positions]
+    rows, exact = _rows_with(unit, block, view)
+    if exact:
+        return len(rows)
     texts = [block.matched[int(r)] for r in rows]
     units = [block.unit_set(int(r)) for r in rows]
     return answerability.document_frequency(unit, texts, units)
@@ -220,16 +214,25 @@ def document_frequency(unit: str, block: TenantBlock, view: LexicalView) -> int:
 def texts_naming(unit: str, block: TenantBlock, view: LexicalView, limit: int) -> list[str]:
     """The texts (as written) of at most `limit` of the view's chunks that contain `unit`, as
     answerability finds a unit, read only on the rows the block's index says can hold it."""
-    found = block.lexicon.containing(unit)
-    rows = view.rows if found is None else view.rows[view.position_of(found[0])]
+    rows, exact = _rows_with(unit, block, view)
     texts: list[str] = []
     for row in rows:
         r = int(row)
-        if answerability.present(unit, block.matched[r], block.unit_set(r)):
+        if exact or answerability.present(unit, block.matched[r], block.unit_set(r)):
             texts.append(block.texts[r])
             if len(texts) >= limit:
                 break
     return texts
+
+
+def _rows_with(unit: str, block: TenantBlock, view: LexicalView) -> tuple[Rows, bool]:
+    """The view's rows the block's index says may contain `unit`, and whether exactly those do
+    (all of the view's rows, not exactly, when the index cannot narrow it)."""
+    found = block.lexicon.containing(unit)
+    if found is None:
+        return view.rows, False
+    candidates, exact = found
+    return view.rows[view.position_of(candidates)], exact
 
 
 def vector_top(query_vector: Vectors, block: TenantBlock, view: LexicalView, n: int) -> list[str]:

@@ -846,4 +846,4 @@ class _Siblings:
 def _writes_name(text: str, name: str) -> bool:
     if _CJK.search(name):
         return name in text
-    return re.search(rf"(?<![a-z0-9]){re.escape(name)}(?![a-z0-9])", text) is not None
+    return next(text_analysis.whole_tokens(text, name), None) is not None

@@ -312,7 +312,7 @@ def _answer(
                 columns = cells  # a header row names the columns of the rows under it
             elif not cells:
                 columns = []
-            if candidates:
+            if candidates and not _about_other_members(reading, doc, chunk_id, heading, line_start):
                 place = _Place(
                     doc, items[0], chunk_id, heading, line_start, line, heading_start, end
                 )
@@ -321,6 +321,19 @@ def _answer(
             if not (stated or candidates) and _is_heading(line):
                 heading, heading_start = line.strip(), line_start
     return best
+
+
+def _about_other_members(
+    reading: _Reading, doc: Verified, chunk_id: str, heading: str, line_start: int
+) -> bool:
+    """Whether a line (read whole where its section starts inside it) is about other members of
+    a series the question names one member of ("L1 Bakery" for Line 4): it answers for them, as
+    relevance's rule 5 reads an item."""
+    if not reading.series:
+        return False
+    whole = doc.body[doc.body.rfind("\n", 0, line_start) + 1 : _line_end(doc.body, line_start)]
+    named = reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{whole}")
+    return relevance.another_member(reading.series, named)
 
 
 @dataclass(frozen=True)
@@ -348,16 +361,6 @@ def _better(
 ) -> Answer | None:
     """The clause's answer when it covers the question better than `best`, else `best`."""
     doc, chunk_id, heading, spelled = place.doc, place.chunk_id, place.heading, reading.spelled
-    if reading.series:
-        # A row or a line about other members of a series the question names one member of
-        # ("L1 Bakery" for Line 4) answers for them, as relevance's rule 5 reads an item; the
-        # line is read whole where its section starts inside it.
-        whole = doc.body[
-            doc.body.rfind("\n", 0, place.line_start) + 1 : _line_end(doc.body, place.line_start)
-        ]
-        named = reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{whole}")
-        if relevance.another_member(reading.series, named):
-            return best
     # Which statement answers is read over its whole sentence: 「清洁完成后7天内未使用的，使用前
     # 须重新清洁」 says what happens after the 7 days in its next clause.
     sentence = _sentence(place.line, clause_start)
