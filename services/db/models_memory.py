@@ -18,7 +18,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import Mapped, mapped_column, relationship
 
 from services.db.models import Base, BigId
 
@@ -81,6 +81,9 @@ class MemoryRevisionRow(Base):
     at: Mapped[datetime]
     memory_expire_at: Mapped[datetime | None] = mapped_column(default=None)
     expire_at: Mapped[datetime | None] = mapped_column(default=None)
+    # Never loaded or set: declared so that a flush inserts new memories before the revision
+    # rows that reference them, each table in one statement, whatever order they were added in.
+    memory: Mapped[MemoryRow] = relationship(lazy="raise", viewonly=False)
 
 
 class MemoryTopicRow(Base):

@@ -203,7 +203,7 @@ class MemoryWriter:
             legal_hold=False,
         )
         self.embed_row(row)
-        session.add(row)  # inserted by revise, at its first revision (no UPDATE after it)
+        session.add(row)  # inserted with the next flush, at its first revision (no UPDATE)
         self.revise(
             session,
             principal,
@@ -246,8 +246,6 @@ class MemoryWriter:
         if not keep_revision:
             self._audit_change(session, principal, row, action, operation)
             return
-        if row in session.new:  # the memory exists before the revision row that references it
-            session.flush()
         session.add(
             MemoryRevisionRow(
                 memory_id=row.memory_id,

@@ -20,8 +20,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import Engine, event, select
+from sqlalchemy import Engine, event, insert, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from services.core.clock import Clock, as_utc
 from services.core.errors import MemdeskError
@@ -131,12 +132,34 @@ def _seal(session: Session) -> None:
     session.flush()
     for tenant_id in sorted({entry["tenant_id"] for entry in pending}):
         head = _lock_head(session, tenant_id)
+        seq, last = head.seq, head.entry_hash
+        links = []
         for entry in (e for e in pending if e["tenant_id"] == tenant_id):
-            seq = head.seq + 1
-            digest = entry_digest(key=key, **entry, seq=seq, prev_hash=head.entry_hash)
-            session.add(AuditEntry(**entry, seq=seq, prev_hash=head.entry_hash, entry_hash=digest))
-            head.seq, head.entry_hash = seq, digest
-    session.flush()
+            seq += 1
+            digest = entry_digest(key=key, **entry, seq=seq, prev_hash=last)
+            links.append({**entry, "seq": seq, "prev_hash": last, "entry_hash": digest})
+            last = digest
+        _append_links(session, tenant_id, links, seq=seq, entry_hash=last)
+        set_committed_value(head, "seq", seq)
+        set_committed_value(head, "entry_hash", last)
+
+
+def _append_links(
+    session: Session, tenant_id: str, links: list[dict[str, Any]], *, seq: int, entry_hash: str
+) -> None:
+    """The tenant's new entries and its moved head: one statement on PostgreSQL (the INSERT a
+    data-modifying WITH of the UPDATE), two on SQLite, which has no such WITH."""
+    entries = insert(AuditEntry).values(links)
+    head = (
+        update(AuditHead)
+        .where(AuditHead.tenant_id == tenant_id)
+        .values(seq=seq, entry_hash=entry_hash)
+    )
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(head.add_cte(entries.cte("new_entries")))
+        return
+    session.execute(entries)
+    session.execute(head)
 
 
 @event.listens_for(Session, "after_rollback")

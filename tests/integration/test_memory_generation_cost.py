@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sqlalchemy import event, select
+from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
 
 from services import bootstrap
@@ -185,9 +185,39 @@ def test_a_runs_generations_take_the_tenants_audit_head_once_after_every_memory_
     outcomes, sent = generate_noting_statements(watched, "RUN-1")
     statements = [s[:40] for s in sent]
     assert [o.result is not None for o in outcomes] == [True, True]
-    heads = [i for i, s in enumerate(statements) if "audit_heads" in s]
+    heads = [i for i, s in enumerate(sent) if "audit_heads" in s]  # the lock, the update
     writes = [i for i, s in enumerate(statements) if s.startswith("INSERT INTO memor")]
-    assert len(heads) == 2 and writes and max(writes) < min(heads)  # one lock, one update
+    assert len(heads) == 2 and writes and max(writes) < min(heads)
+    assert not verify_chain(watched.db).broken
+
+
+def test_an_offers_new_memories_and_their_revisions_take_one_insert_each(watched):
+    outcomes, sent = generate_noting_statements(watched, "RUN-1")
+    created = [
+        sum(1 for c in o.result.changes if c.action == "created")
+        for o in outcomes
+        if o.result is not None
+    ]
+    assert created and max(created) >= 2  # an offer that writes several memories
+    statements = [s[:40] for s in sent]
+    memories = [i for i, s in enumerate(statements) if s.startswith("INSERT INTO memories ")]
+    revisions = [i for i, s in enumerate(statements) if s.startswith("INSERT INTO memory_rev")]
+    assert len(memories) == len(created)  # one INSERT of an offer's new memories
+    if watched.db.engine.dialect.name == "postgresql":  # SQLite fetches each new id alone
+        assert len(revisions) == len(created)
+    assert revisions and min(revisions) > min(memories)  # a memory before its revision
+    with watched.db.read() as session:
+        assert session.scalar(select(func.count()).select_from(MemoryRevisionRow)) == sum(created)
+
+
+def test_a_units_audit_entries_take_one_insert_joined_to_the_heads_update_on_postgresql(watched):
+    _, sent = generate_noting_statements(watched, "RUN-1")
+    appended = [s for s in sent if "INSERT INTO audit_log" in s]
+    if watched.db.engine.dialect.name == "postgresql":
+        assert len(appended) == 1 and appended[0].startswith("WITH")
+        assert "UPDATE audit_heads" in appended[0]
+    else:  # SQLite has no data-modifying WITH: the entries, then the head
+        assert len(appended) == 1 and appended[0].startswith("INSERT INTO audit_log")
     assert not verify_chain(watched.db).broken
 
 
