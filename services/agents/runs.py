@@ -15,7 +15,7 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import and_, func, or_, select
+from sqlalchemy import and_, func, or_, select, update
 from sqlalchemy.orm import Session
 
 from services.agents.ports import LeaseLost
@@ -344,10 +344,7 @@ class RunQueue:
         run was reclaimed by another worker gets LeaseLost instead of renewing.
         """
         with self._db.write() as session:
-            row = self._system_row(session, run_id)
-            _check_lease(row, lease)
-            row.heartbeat_at = self._clock.now()
-            return row.cancel_requested
+            return self._renewed(session, run_id, lease).cancel_requested
 
     def add_event(
         self,
@@ -404,25 +401,26 @@ class RunQueue:
         packets, model calls), what it recorded on the run, and the renewed heartbeat. Fenced by
         `lease` like every write through a claim: a lost lease writes none of it. Returns
         whether a cancel was requested meanwhile (the step is also a cancel point)."""
+        recorded: dict[str, Any] = {}
+        if usage is not None:
+            recorded |= {
+                "model_calls": Run.model_calls + usage.model_calls,
+                "tokens_in": Run.tokens_in + usage.tokens_in,
+                "tokens_out": Run.tokens_out + usage.tokens_out,
+                "cost_usd": Run.cost_usd + usage.cost_usd,
+            }
+        if prompt is not None:
+            recorded |= {"prompt_id": prompt[0], "prompt_version": prompt[1]}
+        if model is not None:
+            recorded["model"] = model
+        if decision is not None:
+            recorded["decision"] = decision
+        if review is not None:
+            recorded["review"] = review
         with self._db.write() as session:
-            row = self._system_row(session, run_id)
-            _check_lease(row, lease)
-            if usage is not None:
-                row.model_calls += usage.model_calls
-                row.tokens_in += usage.tokens_in
-                row.tokens_out += usage.tokens_out
-                row.cost_usd += usage.cost_usd
-            if prompt is not None:
-                row.prompt_id, row.prompt_version = prompt
-            if model is not None:
-                row.model = model
-            if decision is not None:
-                row.decision = decision
-            if review is not None:
-                row.review = review
-            if timings:
+            row = self._renewed(session, run_id, lease, **recorded)
+            if timings:  # merged with what earlier steps recorded, so read first
                 row.timings = {**row.timings, **timings}
-            row.heartbeat_at = self._clock.now()
             for new in events:
                 self._event(
                     session, row, new.kind, new.payload, new.source, new.target, new.schema_version
@@ -585,6 +583,28 @@ class RunQueue:
         task = session.get(TaskRow, (row.tenant_id, row.task_id))
         if task is not None and not may_see_customer(principal, task.customer_id):
             raise NotFound("run", run_id)  # another customer's run looks like a missing one
+        return row
+
+    def _renewed(self, session: Session, run_id: str, lease: RunView | None, **values: Any) -> Run:
+        """The run, its heartbeat renewed and `values` written, fenced by `lease`: one
+        statement (an UPDATE whose WHERE is the lease, RETURNING the row), where reading the
+        row locked and then writing it took two. A row lock held by a reclaim is waited for
+        and the WHERE read again on what it committed, as the locked read did; no row back
+        means the run is gone or the lease lost, and the locked read says which."""
+        query = update(Run).where(Run.run_id == run_id)
+        if lease is not None:
+            query = query.where(
+                Run.status == RUNNING,
+                Run.claimed_by == lease.claimed_by,
+                Run.attempts == lease.attempts,
+            )
+        row = session.execute(
+            query.values(heartbeat_at=self._clock.now(), **values).returning(Run),
+            execution_options={"synchronize_session": False, "populate_existing": True},
+        ).scalar_one_or_none()
+        if row is None:
+            _check_lease(self._system_row(session, run_id), lease)  # NotFound or LeaseLost
+            raise LeaseLost(f"run {run_id}: the lease changed while it was renewed")
         return row
 
     @staticmethod

@@ -55,6 +55,34 @@ def test_a_step_through_a_lost_lease_writes_none_of_its_parts(store, clock):
     assert kinds(store, run.run_id)[-2:] == ["model_call", "handoff"]
 
 
+def test_a_step_fences_renews_and_records_in_one_statement_on_the_run(store):
+    sales = principal(store, "a.sales")
+    run = store.runs.enqueue(sales, "Q42")
+    claimed = store.runs.claim("w1")
+    sent: list[str] = []
+
+    def noted(conn, cursor, statement, parameters, context, executemany):
+        sent.append(" ".join(statement.split()))
+
+    event.listen(store.db.engine, "before_cursor_execute", noted)
+    try:
+        for _ in range(2):
+            store.runs.step(
+                run.run_id,
+                events=(HANDOFF,),
+                usage=ModelUsage(model_calls=1, tokens_in=10, tokens_out=5),
+                decision={"status": "ok"},
+                lease=claimed,
+            )
+    finally:
+        event.remove(store.db.engine, "before_cursor_execute", noted)
+    on_the_run = [s for s in sent if s.startswith(("SELECT runs", "UPDATE runs"))]
+    assert len(on_the_run) == 2 and all("RETURNING" in s for s in on_the_run)  # one per step
+    after = store.runs.system_get(run.run_id)
+    assert (after.model_calls, after.tokens_in, after.tokens_out) == (2, 20, 10)  # added up
+    assert after.decision == {"status": "ok"} and after.heartbeat_at is not None
+
+
 def test_a_step_racing_a_reclaim_waits_for_it_and_writes_nothing(store, clock):
     sales = principal(store, "a.sales")
     run = store.runs.enqueue(sales, "Q42")
