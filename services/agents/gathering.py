@@ -215,34 +215,44 @@ class Gatherer:
                 stands = ids if found is result else None
                 pending.append(_retrieval_event(need.key, tried, found, stands, as_of))
                 read_cost = _plus(read_cost, found)
-        for event in pending:
-            self._queue.add_event(run.run_id, event.kind, event.payload)
-        if read_cost.model_calls:
-            # On the run, so the tenant's daily token budget and `runs show` count them.
-            self._queue.record(run.run_id, usage=read_cost)
-        settled = settlements(self._tasks.events(principal, state.task_id))
-        if settled and conflicts:
-            applied = apply(final, pool, conflicts, settled)
-            final, pool, conflicts = applied.needs, applied.pool, applied.conflicts
-            if applied.settled:
-                self._queue.add_event(run.run_id, "conflicts_settled", {"settled": applied.settled})
-        reader = DocumentReader(self._retriever, principal, as_of=as_of, timeout=self._timeout)
-        final = self._qualify(run, final, pool, state, reader)
-        items = find_items(final, pool, reader.lines)
-        for line in reader.lines_cited(items):
-            pool.setdefault(line.evidence_id, line)
-        if self._confirmed_facts is not None:  # what engineering confirmed for this task
-            facts = self._confirmed_facts(principal, state.task_id)
-            final, pool = merge_confirmed(final, pool, facts)
-            items = still_to_confirm(items, facts)
-        gathered = Gathered(
-            needs=final,
-            pool=pool,
-            conflicts=conflicts,
-            engineering_items=items,
-            supplement=run.supplement,
-        )
-        self._queue.add_event(run.run_id, "evidence", gathered.event_payload())
+        # What is left to record (the last search's retrievals, settlements, exceptions, the
+        # evidence) is written at the end in one transaction with the run's cancel point; if
+        # gathering fails before, what it did so far is still written.
+        tail = pending
+        try:
+            if read_cost.model_calls:
+                # On the run, so the tenant's daily token budget and `runs show` count them.
+                self._queue.record(run.run_id, usage=read_cost)
+            settled = settlements(self._tasks.events(principal, state.task_id))
+            if settled and conflicts:
+                applied = apply(final, pool, conflicts, settled)
+                final, pool, conflicts = applied.needs, applied.pool, applied.conflicts
+                if applied.settled:
+                    tail.append(
+                        NewEvent(kind="conflicts_settled", payload={"settled": applied.settled})
+                    )
+            reader = DocumentReader(self._retriever, principal, as_of=as_of, timeout=self._timeout)
+            final, clauses = self._qualify(final, pool, state, reader)
+            if clauses:
+                tail.append(NewEvent(kind="exceptions", payload={"needs": clauses}))
+            items = find_items(final, pool, reader.lines)
+            for line in reader.lines_cited(items):
+                pool.setdefault(line.evidence_id, line)
+            if self._confirmed_facts is not None:  # what engineering confirmed for this task
+                facts = self._confirmed_facts(principal, state.task_id)
+                final, pool = merge_confirmed(final, pool, facts)
+                items = still_to_confirm(items, facts)
+            gathered = Gathered(
+                needs=final,
+                pool=pool,
+                conflicts=conflicts,
+                engineering_items=items,
+                supplement=run.supplement,
+            )
+        except Exception:
+            self._queue.add_events(run.run_id, tail)
+            raise
+        cancel_point(*tail, NewEvent(kind="evidence", payload=gathered.event_payload()))
         return gathered
 
     def _retrieve(
@@ -266,14 +276,14 @@ class Gatherer:
 
     def _qualify(
         self,
-        run: RunView,
         needs: list[Need],
         pool: dict[str, Evidence],
         state: TaskState,
         reader: DocumentReader,
-    ) -> list[Need]:
+    ) -> tuple[list[Need], dict[str, list[str]]]:
         """Attach to each need the clauses that set its rules aside for this task (read from
-        the rules' own documents), and add them to the pool so a draft may cite them."""
+        the rules' own documents), and add them to the pool so a draft may cite them; with
+        them, the clauses found per need (recorded on the run)."""
         facts = task_facts(state.confirmed, state.pending)
         qualified: list[Need] = []
         found: dict[str, list[str]] = {}
@@ -292,9 +302,7 @@ class Gatherer:
             if ids:
                 found[need.key] = ids
             qualified.append(need.model_copy(update={"exceptions": ids}) if ids else need)
-        if found:
-            self._queue.add_event(run.run_id, "exceptions", {"needs": found})
-        return qualified
+        return qualified, found
 
     def still_valid(self, principal: Principal, decision: MemoryDecision, as_of: date) -> bool:
         cited = {eid for claim in decision.claims for eid in claim.evidence_ids}

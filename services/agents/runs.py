@@ -9,7 +9,7 @@ the same code in-process (see services/agents/worker.py). A run that stops heart
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -357,9 +357,35 @@ class RunQueue:
         schema: str | None = None,
         actor: str | None = None,
     ) -> None:
+        self.add_events(
+            run_id,
+            (
+                NewEvent(
+                    kind=kind, payload=payload, source=source, target=target, schema_version=schema
+                ),
+            ),
+            actor=actor,
+        )
+
+    def add_events(
+        self, run_id: str, events: Sequence[NewEvent], *, actor: str | None = None
+    ) -> None:
+        """Several events of a run in one transaction, in order (nothing when there are none)."""
+        if not events:
+            return
         with self._db.write() as session:
             row = self._system_row(session, run_id)
-            self._event(session, row, kind, payload, source, target, schema, actor=actor)
+            for new in events:
+                self._event(
+                    session,
+                    row,
+                    new.kind,
+                    new.payload,
+                    new.source,
+                    new.target,
+                    new.schema_version,
+                    actor=actor,
+                )
 
     def record(
         self,

@@ -470,6 +470,7 @@ SYSTEM = {
     "runs.system_events": "worker",
     "runs.heartbeat": "worker",
     "runs.add_event": "worker",
+    "runs.add_events": "worker",
     "runs.record": "worker",
     "runs.step": "worker",
     "runs.reschedule": "worker",
