@@ -20,7 +20,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import Engine, event, insert, select, update
+from sqlalchemy import Engine, TextClause, event, insert, select, text, update
+from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -147,19 +148,37 @@ def _seal(session: Session) -> None:
 def _append_links(
     session: Session, tenant_id: str, links: list[dict[str, Any]], *, seq: int, entry_hash: str
 ) -> None:
-    """The tenant's new entries and its moved head: one statement on PostgreSQL (the INSERT a
-    data-modifying WITH of the UPDATE), two on SQLite, which has no such WITH."""
-    entries = insert(AuditEntry).values(links)
-    head = (
+    """The tenant's new entries and its moved head. On PostgreSQL one statement of one shape
+    whatever the number of entries (they travel as one JSON array), so it is prepared once
+    and its SQL compiled once; SQLite has no data-modifying WITH: the entries, then the head."""
+    if session.get_bind().dialect.name == "postgresql":
+        rows = [{**link, "at": as_utc(link["at"]).isoformat()} for link in links]
+        values = {"rows": json.dumps(rows), "tenant_id": tenant_id, "seq": seq, "hash": entry_hash}
+        session.execute(_APPEND_ON_POSTGRESQL, values)
+        return
+    session.execute(insert(AuditEntry), links)
+    session.execute(
         update(AuditHead)
         .where(AuditHead.tenant_id == tenant_id)
         .values(seq=seq, entry_hash=entry_hash)
     )
-    if session.get_bind().dialect.name == "postgresql":
-        session.execute(head.add_cte(entries.cte("new_entries")))
-        return
-    session.execute(entries)
-    session.execute(head)
+
+
+def _append_on_postgresql() -> TextClause:
+    dialect = postgresql.dialect()  # type: ignore[no-untyped-call]
+    quote = dialect.identifier_preparer.quote
+    columns = [c for c in AuditEntry.__table__.columns if not c.primary_key]
+    names = ", ".join(quote(c.name) for c in columns)
+    typed = ", ".join(f"{quote(c.name)} {c.type.compile(dialect=dialect)}" for c in columns)
+    return text(
+        f"WITH new_entries AS (INSERT INTO {quote(AuditEntry.__tablename__)} ({names}) "
+        f"SELECT {names} FROM json_to_recordset(CAST(:rows AS json)) AS r({typed})) "
+        f"UPDATE {quote(AuditHead.__tablename__)} SET seq = :seq, entry_hash = :hash "
+        "WHERE tenant_id = :tenant_id"
+    )
+
+
+_APPEND_ON_POSTGRESQL = _append_on_postgresql()
 
 
 @event.listens_for(Session, "after_rollback")

@@ -18,10 +18,11 @@ from typer.testing import CliRunner
 from services import bootstrap
 from services.bootstrap import Services
 from services.cli.main import app
-from services.core.clock import FakeClock
+from services.core.clock import FakeClock, as_utc
 from services.db.engine import Database, make_engine
 from services.db.migrate import upgrade
 from services.db.models import AuditEntry
+from services.records import audit
 from services.records.audit import verify_chain
 from services.settings import Settings
 from tests.support import pg
@@ -54,6 +55,40 @@ def test_entries_written_by_the_services_verify(loaded: Services, database_url, 
     result = verify(database_url, tmp_path)
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["ok"] is True
+
+
+def test_one_units_entries_of_two_tenants_are_stored_as_they_were_chained(loaded: Services):
+    """Every entry of a unit is written with its tenant's head in one statement on PostgreSQL
+    (the entries travel as JSON): what is stored is what was hashed, whatever the text."""
+    clock = FakeClock(datetime(2026, 12, 5, 23, 59, 59, 999_999, tzinfo=UTC))
+    details = [
+        {"text": '交期「20 天」內 — naïve, "quoted"\n\u2028', "n": n, "ids": ["a", "b"]}
+        for n in range(3)
+    ]
+    with loaded.db.write() as session:
+        for tenant_id, wanted in (("B", details[:1]), ("A", details)):
+            for n, detail in enumerate(wanted):
+                audit.record(
+                    session,
+                    clock=clock,
+                    tenant_id=tenant_id,
+                    actor="system:test",
+                    action="test.unit",
+                    subject_type="test",
+                    subject_id=f"{tenant_id}-{n}",
+                    before_ref=None if n else "before",
+                    detail=detail,
+                )
+    assert verify_chain(loaded.db).ok
+    with loaded.db.read() as session:
+        stored = session.execute(
+            select(AuditEntry.tenant_id, AuditEntry.at, AuditEntry.before_ref, AuditEntry.detail)
+            .where(AuditEntry.action == "test.unit")
+            .order_by(AuditEntry.tenant_id, AuditEntry.seq)
+        ).all()
+    assert [(t, d) for t, _, _, d in stored] == [("A", d) for d in details] + [("B", details[0])]
+    assert {as_utc(at) for _, at, _, _ in stored} == {clock.now()}
+    assert [b for _, _, b, _ in stored] == ["before", None, None, "before"]
 
 
 def test_a_forged_insert_with_any_id_and_time_is_reported_as_the_first_broken_link(
