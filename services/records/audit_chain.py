@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import Engine, TextClause, event, insert, select, text, update
+from sqlalchemy import Engine, Table, TextClause, event, insert, select, text, update
 from sqlalchemy.dialects import postgresql
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
@@ -156,7 +156,9 @@ def _append_links(
         values = {"rows": json.dumps(rows), "tenant_id": tenant_id, "seq": seq, "hash": entry_hash}
         session.execute(_APPEND_ON_POSTGRESQL, values)
         return
-    session.execute(insert(AuditEntry), links)
+    # The table, not the mapped class: a plain executemany, not the ORM's bulk insert (which
+    # splits the rows by which of their values are None).
+    session.execute(insert(_AUDIT_LOG), links)
     session.execute(
         update(AuditHead)
         .where(AuditHead.tenant_id == tenant_id)
@@ -179,6 +181,7 @@ def _append_on_postgresql() -> TextClause:
 
 
 _APPEND_ON_POSTGRESQL = _append_on_postgresql()
+_AUDIT_LOG: Table = AuditEntry.__table__  # type: ignore[assignment]  # a mapped class's Table
 
 
 @event.listens_for(Session, "after_rollback")
