@@ -374,18 +374,7 @@ class RunQueue:
         if not events:
             return
         with self._db.write() as session:
-            row = self._system_row(session, run_id)
-            for new in events:
-                self._event(
-                    session,
-                    row,
-                    new.kind,
-                    new.payload,
-                    new.source,
-                    new.target,
-                    new.schema_version,
-                    actor=actor,
-                )
+            self._events_of(session, self._system_row(session, run_id), events, actor=actor)
 
     def record(
         self,
@@ -447,10 +436,7 @@ class RunQueue:
             row = self._renewed(session, run_id, lease, **recorded)
             if timings:  # merged with what earlier steps recorded, so read first
                 row.timings = {**row.timings, **timings}
-            for new in events:
-                self._event(
-                    session, row, new.kind, new.payload, new.source, new.target, new.schema_version
-                )
+            self._events_of(session, row, events)
             return row.cancel_requested
 
     def reschedule(
@@ -484,10 +470,7 @@ class RunQueue:
         with self._db.write() as session:
             row = self._system_row(session, run_id)
             _check_lease(row, lease)
-            for new in events:
-                self._event(
-                    session, row, new.kind, new.payload, new.source, new.target, new.schema_version
-                )
+            self._events_of(session, row, events)
             self._finish(session, row, status, error=error)
             return _view(row)
 
@@ -543,6 +526,21 @@ class RunQueue:
         row.finished_at = self._clock.now()
         row.claimed_by = None
         self._event(session, row, "finished", {"status": status, "error": error})
+
+    def _events_of(
+        self, session: Session, row: Run, events: Sequence[NewEvent], *, actor: str | None = None
+    ) -> None:
+        for new in events:
+            self._event(
+                session,
+                row,
+                new.kind,
+                new.payload,
+                new.source,
+                new.target,
+                new.schema_version,
+                actor=actor,
+            )
 
     def _event(
         self,

@@ -188,11 +188,15 @@ def question_conflicts(
         return [], []
     current = lookup(list(by_document))
     sections = {
-        document_id: [doc.body[s:e] for _c, s, e in _sections(items, chunk_of, doc.body)]
+        document_id: _sections(items, chunk_of, doc.body)
         for document_id, items in by_document.items()
         if (doc := current.get(document_id)) is not None
     }
-    spelled = acronyms(text for texts in sections.values() for text in texts)
+    spelled = acronyms(
+        current[document_id].body[s:e]
+        for document_id, found in sections.items()
+        for _c, s, e in found
+    )
     reading = _Reading(
         profile,
         measures,
@@ -203,9 +207,9 @@ def question_conflicts(
     )
     answers = {
         document_id: answer
-        for document_id, items in by_document.items()
-        if (doc := current.get(document_id)) is not None
-        and (answer := _answer(reading, doc, items, chunk_of)) is not None
+        for document_id, found in sections.items()
+        if (answer := _answer(reading, current[document_id], by_document[document_id], found))
+        is not None
     }
     conflicts = _disagreements(profile, answers, relevant_documents)
     cited = {v.evidence_id for c in conflicts for v in c.values}
@@ -275,15 +279,16 @@ def _answer(
     reading: _Reading,
     doc: Verified,
     items: list[Evidence],
-    chunk_of: Callable[[str], ChunkRow | None],
+    sections: list[tuple[str, int, int]],
 ) -> Answer | None:
+    """The document's answer, read in its `sections` (`_sections` of its `items`)."""
     best: Answer | None = None
     # The currency the document names once without an amount (「單位：新臺幣」), read only for a
     # table row with a bare amount under a header that names a price, and then once.
     currency = functools.cache(
         lambda: answer_types.declared_currency(text_analysis.normalize(doc.body))
     )
-    for chunk_id, start, end in _sections(items, chunk_of, doc.body):
+    for chunk_id, start, end in sections:
         heading = ""
         heading_start = start
         columns: list[str] = []  # the header row of the table being read, if any

@@ -730,15 +730,13 @@ def test_a_line_a_chunk_starts_inside_is_read_whole_for_the_members_it_names():
     start = doc.body.index("2 (odd floors)")
     chunk = ChunkRow(item.chunk_id, doc.document_id, 1, start, len(doc.body), "sha256:test")
     reading = _reading("景峰大廈2號 lift 幾時整好？")
-    answer = statements._answer(reading, doc, [item], {item.chunk_id: chunk}.get)
+    sections = statements._sections([item], {item.chunk_id: chunk}.get, doc.body)
+    answer = statements._answer(reading, doc, [item], sections)
     assert answer is not None
     assert answer.evidence.quote.startswith("2 (odd floors)")
     # A question about lift No. 3 is not answered by a line about lifts No. 2 and No. 1.
     assert (
-        statements._answer(
-            _reading("景峰大廈3號 lift 幾時整好？"), doc, [item], {item.chunk_id: chunk}.get
-        )
-        is None
+        statements._answer(_reading("景峰大廈3號 lift 幾時整好？"), doc, [item], sections) is None
     )
 
 
