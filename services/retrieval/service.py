@@ -132,9 +132,8 @@ class RetrievalService:
             chunks, dropped = self._verify(
                 verifier, candidates, by_id, block, k=k, customer_id=customer_id
             )
-            evidence = _narrow(
-                chunks, verifier, profile, self._similarity(analysis.text), self.caches.analyses
-            )
+            similarity = self._similarity(analysis.text)
+            evidence = _narrow(chunks, verifier, profile, similarity, self.caches.analyses)
             assessment = _judge(query, profile, evidence, block, vector_z, view)
             assessment, reading = self._read(query, evidence, block, assessment)
             conflicts, evidence = find_conflicts(
@@ -157,6 +156,7 @@ class RetrievalService:
                     lookup=verifier.lookup,
                     chunk_of=by_id.get,
                     analyses=self.caches.analyses,
+                    similarity=similarity,
                 )
                 evidence = make_room(evidence, units, conflicts, k) if conflicts else evidence
         if conflicts and reading is None:  # partners may have joined the evidence

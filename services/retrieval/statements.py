@@ -11,9 +11,13 @@ itself is the attribute:
   and the document's title, weighted as answerability weighs the question's words. A section
   that cuts a table takes the whole table (a chunk may end after a table's first row), and a
   line or row about other members of a numbered series than the one the question names ("L1
-  Bakery" for Line 4; relevance's rule 5) is not an answer;
+  Bakery" for Line 4; relevance's rule 5) is not an answer. Between units that cover the
+  question equally (its words are often in the title, over every unit), the one whose own
+  clause covers more, then the one the retrieval's embedding finds closest to the question
+  (`_chosen`);
 * what a quantity is **said of** (its clause before it and its line's label, without what
-  brackets hold: "Metal detector (CEIA THS)") must be mostly what the question says;
+  brackets hold: "Metal detector (CEIA THS)") must be mostly what the question says (a Chinese
+  word of which the question says half, as relevance finds a term: 差旅費 for 旅費);
 * two documents **disagree** when, in the same customer scope, their answers state quantities of
   the same measure (durations in one scale, shares, lengths, one currency, ...) and no value in
   common, each answer names every identifier of the question (save one that an answering
@@ -26,7 +30,8 @@ itself is the attribute:
 * two answers that **restate one sentence with another amount** disagree even where the
   question names what they state otherwise (`_restated`: the same statement, a question word
   among what both say, the question's topic in both, half the question covered between them).
-History never conflicts (it is a past decision), and similarity plays no part.
+History never conflicts (it is a past decision), and similarity decides no conflict: it only
+chooses a document's answer among equals.
 """
 
 from __future__ import annotations
@@ -172,10 +177,13 @@ def question_conflicts(
     lookup: Callable[[list[str]], dict[str, Verified]],
     chunk_of: Callable[[str], ChunkRow | None],
     analyses: TextAnalyses | None = None,
+    similarity: Callable[[str, list[str]], list[float]] | None = None,
 ) -> tuple[list[Conflict], list[Evidence]]:
     """Conflicts between the answers of the relevant authoritative documents in `evidence`,
     and the answering units they cite (to be added to the evidence, so both sides are cited).
-    `analyses` remembers what is read of each chunk's clauses (the same whatever the query)."""
+    `analyses` remembers what is read of each chunk's clauses (the same whatever the query);
+    `similarity` (a chunk's texts against the question) chooses between clauses that cover
+    the question equally."""
     measures = _asked_measures(profile)
     # Either side may be the one the question's words found; the other need only state the
     # same thing (the anchor test below), as a table or a note states it tersely.
@@ -204,6 +212,7 @@ def question_conflicts(
         analyses if analyses is not None else TextAnalyses(0),
         asked=frozenset(_words(_expanded(text_analysis.normalize(profile.query), spelled))),
         series=relevance.asked_series(profile.query),
+        similarity=similarity,
     )
     answers = {
         document_id: answer
@@ -237,9 +246,25 @@ class _Reading:
     asked: frozenset[str]
     # the members of numbered series the question names ("Line 4": {"line": {"4"}})
     series: dict[str, set[str]] = dataclasses.field(default_factory=dict)
+    # cosine similarity of a chunk's texts to the question (the retrieval's embedding), which
+    # chooses between clauses that cover the question equally (`_chosen`)
+    similarity: Callable[[str, list[str]], list[float]] | None = None
 
     def normalized(self, chunk_id: str, text: str) -> str:
         return self.analyses.get(chunk_id, "normalize", text, text_analysis.normalize)
+
+    @cached_property
+    def asked_units(self) -> text_analysis.TextUnits:
+        question = _expanded(text_analysis.normalize(self.profile.query), self.spelled)
+        return text_analysis.TextUnits.of(question)
+
+    def half_asked(self, word: str) -> bool:
+        """A Chinese word of which the question says at least half, as relevance counts a
+        term found (relevance.TERM_SHARE): 差旅費 in a question about 旅費, 返回後 in 回來之後."""
+        if not _CJK_UNIT.match(word) or len(word) < 2:
+            return False
+        term = text_analysis.Term(word, word, "cjk")
+        return term.coverage(self.asked_units) >= relevance.TERM_SHARE
 
     def stated(self, chunk_id: str, clause: str) -> tuple[Quantity, ...]:
         """Every quantity the clause states, whatever the question asks for."""
@@ -282,7 +307,7 @@ def _answer(
     sections: list[tuple[str, int, int]],
 ) -> Answer | None:
     """The document's answer, read in its `sections` (`_sections` of its `items`)."""
-    best: Answer | None = None
+    offered: list[_Candidate] = []
     # The currency the document names once without an amount (「單位：新臺幣」), read only for a
     # table row with a bare amount under a header that names a price, and then once.
     currency = functools.cache(
@@ -321,11 +346,11 @@ def _answer(
                 place = _Place(
                     doc, items[0], chunk_id, heading, line_start, line, heading_start, end
                 )
-                for candidate in candidates:
-                    best = _better(best, reading, place, *candidate)
+                offered += [_candidate(reading, place, *candidate) for candidate in candidates]
             if not (stated or candidates) and _is_heading(line):
                 heading, heading_start = line.strip(), line_start
-    return best
+    chosen = _chosen(reading, offered)
+    return _answer_of(reading, chosen) if chosen is not None else None
 
 
 def _about_other_members(
@@ -355,16 +380,15 @@ class _Place:
     section_end: int  # where the chunk ends
 
 
-def _better(
-    best: Answer | None,
+def _candidate(
     reading: _Reading,
     place: _Place,
     clause_start: int,
     clause: str,
     label: str,
     quantities: tuple[Quantity, ...],
-) -> Answer | None:
-    """The clause's answer when it covers the question better than `best`, else `best`."""
+) -> _Candidate:
+    """A clause stating a quantity, with how well its sentence covers the question."""
     doc, chunk_id, heading, spelled = place.doc, place.chunk_id, place.heading, reading.spelled
     # Which statement answers is read over its whole sentence: 「清洁完成后7天内未使用的，使用前
     # 须重新清洁」 says what happens after the 7 days in its next clause.
@@ -373,8 +397,75 @@ def _better(
         reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{label}\n{sentence}"), spelled
     )
     coverage = _coverage(reading.profile, read, reading.units(chunk_id, read))
-    if best is not None and coverage <= best.coverage:
-        return best
+    return _Candidate(place, clause_start, clause, label, quantities, sentence, coverage)
+
+
+@dataclass(frozen=True)
+class _Candidate:
+    place: _Place
+    clause_start: int
+    clause: str
+    label: str
+    quantities: tuple[Quantity, ...]
+    sentence: str
+    coverage: float
+
+    @property
+    def text(self) -> str:
+        """What the embedding compares with the question: the sentence under its heading."""
+        return "\n".join(t for t in (self.place.heading, self.label, self.sentence) if t)
+
+
+def _chosen(reading: _Reading, candidates: list[_Candidate]) -> _Candidate | None:
+    """The candidate covering the question best. Where several cover it equally (the words a
+    question shares with a document are often in its title, over every clause), the one whose
+    sentence the embedding finds closest to the question: 「4. 抵扣上限：每月服务抵扣合计不超过
+    当月服务费的 50%」 for 「…每个月服务抵扣最多能抵多少」, which no word of the question says,
+    over 「5. 申请方式：…30 日内书面申请服务抵扣」; without an embedding, the first."""
+    if not candidates:
+        return None
+    tied = _best_covering(candidates, lambda c: c.coverage)
+    if len(tied) > 1:
+        # the clause itself before its sentence's other clauses: 「3.1 A类供应商每24个月进行一次
+        # 现场审计」 over 「近12个月到货拒收≥2批的，」 of a sentence that goes on to an audit
+        tied = _best_covering(tied, lambda c: _clause_coverage(reading, c))
+    if len(tied) == 1 or reading.similarity is None:
+        return tied[0]
+    by_chunk: dict[str, list[_Candidate]] = {}
+    for candidate in tied:
+        by_chunk.setdefault(candidate.place.chunk_id, []).append(candidate)
+    scored: list[tuple[float, int, _Candidate]] = []
+    for chunk_id, group in by_chunk.items():
+        texts = list(dict.fromkeys(c.text for c in group))
+        similar = dict(zip(texts, reading.similarity(chunk_id, texts), strict=True))
+        scored += [(similar[c.text], -tied.index(c), c) for c in group]
+    return max(scored, key=lambda found: found[:2])[2]
+
+
+def _best_covering(
+    candidates: list[_Candidate], coverage: Callable[[_Candidate], float]
+) -> list[_Candidate]:
+    scored = [(coverage(c), c) for c in candidates]
+    top = max(score for score, _c in scored)
+    return [c for score, c in scored if score == top]
+
+
+def _clause_coverage(reading: _Reading, candidate: _Candidate) -> float:
+    chunk_id = candidate.place.chunk_id
+    read = _spelled_out(
+        reading.normalized(chunk_id, f"{candidate.label}\n{candidate.clause}"), reading.spelled
+    )
+    return _coverage(reading.profile, read, reading.units(chunk_id, read))
+
+
+def _answer_of(reading: _Reading, candidate: _Candidate) -> Answer:
+    place, clause_start, clause, label = (
+        candidate.place,
+        candidate.clause_start,
+        candidate.clause,
+        candidate.label,
+    )
+    doc, chunk_id, heading, spelled = place.doc, place.chunk_id, place.heading, reading.spelled
     line_end = place.line_start + len(place.line)
     return Answer(
         evidence=_cited(
@@ -385,8 +476,8 @@ def _better(
         context=_spelled_out(
             reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{label}\n{clause}"), spelled
         ),
-        coverage=coverage,
-        quantities=quantities,
+        coverage=candidate.coverage,
+        quantities=candidate.quantities,
         line=_spelled_out(
             reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{place.line}"), spelled
         ),
@@ -394,7 +485,7 @@ def _better(
         chunk_id=chunk_id,
         label=label,
         clause=clause,
-        sentence=sentence,
+        sentence=candidate.sentence,
         below_heading=doc.body[place.heading_start : place.section_end],
     )
 
@@ -451,7 +542,8 @@ def _said_of(reading: _Reading, chunk_id: str, label: str, clause: str) -> float
     total = sum(informativeness(w) for w in attribute)
     if not total:
         return 1.0
-    return sum(informativeness(w) for w in attribute & reading.asked) / total
+    said = [w for w in attribute if w in reading.asked or reading.half_asked(w)]
+    return sum(informativeness(w) for w in said) / total
 
 
 # What brackets hold beside a name is an aside (the model of a machine: "Metal detector (CEIA
@@ -463,7 +555,9 @@ def _attribute_words(reading: _Reading, chunk_id: str, label: str, clause: str) 
     """What a quantity is said of: the content words of its clause before the quantity and of
     its line's label. 「鈦合金零件之加工交期為 25 日」 is said of titanium parts, which a
     question about the standard lead time never mentions."""
-    norm = reading.normalized(chunk_id, clause)
+    # An aside is left out before the quantity is looked for: the digit of a list number in
+    # brackets (「（3）防水層完成後應辦理試水48小時」) is not the quantity.
+    norm = _ASIDE.sub(" ", reading.normalized(chunk_id, clause))
     first = _FIRST_QUANTITY.search(norm)
     before = norm[: first.start()] if first else norm
     said = _ENUMERATOR.sub(" ", f"{reading.normalized(chunk_id, label)} {before}")
@@ -766,11 +860,14 @@ def _anchor(profile: QueryProfile, a: Answer, b: Answer, subject: str | None) ->
     frequency.NAME_ZIPF has it: the third species); an everyday word the documents happen not
     to use ("before storage starts") is nobody's subject."""
     found_a, found_b = a.context_units, b.context_units
+    # The word must be written in one of them; the other may write the longer word it
+    # shortens (`_said`). A shortening on both sides is no evidence the word is there at all:
+    # 「內報」, which a segmenter cuts from 「幾天內報掉」, is not in 「14日內檢據報支」.
     in_either = [
         unit
         for unit in profile.weights
         if not facts.is_unit_word(unit)  # 「多少公分」: every length states its unit
-        and (_said(unit, a.context, found_a) or _said(unit, b.context, found_b))
+        and (present(unit, a.context, found_a) or present(unit, b.context, found_b))
     ]
     if not in_either:
         return None

@@ -13,6 +13,7 @@ from services.contracts.evidence_id import evidence_id_for
 from services.language import tokens as text
 from services.retrieval import answerability, relevance, statements
 from services.retrieval.eligibility import ChunkRow, Verified
+from services.retrieval.embedders import UseEmbedder
 from services.retrieval.types import Evidence
 
 DOCS = {
@@ -232,6 +233,32 @@ DOCS = {
         "| King Fung Mansion | Private car | HK$3,800 |\n\n3. Payment\n3.1 The monthly fee "
         "is payable in advance.",
     ),
+    # An HR rule and an expense rule (Traditional Chinese): the travel rule's articles all say
+    # 出差 under one title, and two of them state a number of days.
+    "HZ-TRAVEL": (
+        "國內出差旅費報支辦法（115年7月1日修正）",
+        "第五條（長期出差）\n連續出差逾14日者，自第15日起日支費按八折計給；住宿費上限不變。\n\n"
+        "第六條（報支期限）\n出差結束後30日內，檢附出差申請單及單據於系統報支。",
+    ),
+    "HZ-EXPENSE": (
+        "費用報銷作業要點（114年6月1日施行）",
+        "一、報銷期限\n一般費用應於支出之日起30日內檢據報銷；差旅費應於出差返回後14日內檢據報支。",
+    ),
+    # A service contract and an order form (Simplified Chinese): every clause of the contract's
+    # credit section says 服务抵扣, and only one states the cap.
+    "CT-HUAXIN": (
+        "华信证券 SaaS 服务合同",
+        "3. 服务抵扣：月度可用性低于 99.95% 但不低于 99.5% 的，抵扣当月服务费的 10%；低于 99.5% "
+        "的，抵扣当月服务费的 25%。\n4. 抵扣上限：每月服务抵扣合计不超过当月服务费的 50%。\n"
+        "5. 申请方式：甲方须在事件结束后 30 日内书面申请服务抵扣，逾期视为放弃。",
+    ),
+    "ORD-HUAXIN": ("华信证券 2026 年度订单", "特别约定：服务抵扣每月合计最高为当月服务费的 30%。"),
+    # A supplier SOP (Simplified Chinese) whose second rule's sentence ends on an audit.
+    "SOP-QA-040-B": (
+        "供应商确认与管理规程",
+        "3. 定期复评\n3.1 A类供应商每24个月进行一次现场审计。\n"
+        "3.2 B类供应商每36个月进行一次书面审计；近12个月到货拒收≥2批的，应增加现场审计。",
+    ),
 }
 
 
@@ -274,9 +301,11 @@ def conflicts(
     customers: dict[str, str] | None = None,
     chunk_starts: dict[str, str] | None = None,
     chunk_ends: dict[str, str] | None = None,
+    similarity=None,
 ):
     """`chunk_starts` / `chunk_ends`: a document's retrieved chunk starts at / ends after the
-    text given (else it is the whole body)."""
+    text given (else it is the whole body). `similarity`: the retrieval's, chunk texts against
+    the query (`embedded_similarity`)."""
     docs = {d: _verified(d, (customers or {}).get(d)) for d in document_ids}
     evidence = [_evidence(doc) for doc in docs.values()]
     texts = [text.normalize(f"{t}\n{b}") for t, b in DOCS.values()]
@@ -300,8 +329,21 @@ def conflicts(
         relevant=frozenset(e.evidence_id for e in evidence),
         lookup=lambda ids: {i: docs[i] for i in ids if i in docs},
         chunk_of=chunks.get,
+        similarity=similarity,
     )
     return found, cited
+
+
+@pytest.fixture(scope="module")
+def embedder():
+    return UseEmbedder()
+
+
+def embedded_similarity(embedder, query: str):
+    """What the retrieval service passes: cosine similarity of a chunk's texts to the query in
+    the offline embedding (services.retrieval.service `_similarity`)."""
+    vector = embedder.embed_query(query)
+    return lambda _chunk_id, texts: [float(row @ vector) for row in embedder.embed(texts)]
 
 
 @pytest.mark.parametrize(
@@ -800,3 +842,70 @@ def _reading(query: str) -> statements._Reading:
         asked=frozenset(),
         series=relevance.asked_series(query),
     )
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "values"),
+    [
+        # every article of the travel rule says 出差 under a title with 旅費: article six states
+        # the deadline in its own words (結束後…報支 for 回來之後…報掉)
+        (
+            "出差回來之後，旅費要在幾天內報掉？",
+            ("HZ-TRAVEL", "HZ-EXPENSE"),
+            {"HZ-TRAVEL": "30 day", "HZ-EXPENSE": "14 day"},
+        ),
+        # every clause of the credit section says 服务抵扣: the cap (上限, 不超过) is the one the
+        # question asks for (最多), which no word of it says
+        (
+            "华信每个月服务抵扣最多能抵多少？",
+            ("CT-HUAXIN", "ORD-HUAXIN"),
+            {"CT-HUAXIN": "50 %", "ORD-HUAXIN": "30 %"},
+        ),
+    ],
+)
+def test_the_embedding_chooses_between_statements_that_cover_the_question_equally(
+    embedder, query, documents, values
+):
+    found, _ = conflicts(query, *documents, similarity=embedded_similarity(embedder, query))
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+    # without it the first of the equal statements answers, and it is not the one asked about
+    assert conflicts(query, *documents)[0] != found
+
+
+def test_a_statement_whose_own_clause_covers_the_question_comes_before_its_sentence_s_others(
+    embedder,
+):
+    # 「近12个月到货拒收≥2批的，」 covers the question only through the rest of its sentence
+    # (「…应增加现场审计」); 「3.1 A类供应商每24个月进行一次现场审计」 in its own clause.
+    query = "原料药供应商的现场审计多久要做一次？"
+    for similarity in (None, embedded_similarity(embedder, query)):
+        found, _ = conflicts(query, "QM-001", "SOP-QA-040-B", similarity=similarity)
+        assert [{v.document_id: v.value for v in c.values} for c in found] == [
+            {"QM-001": "36 month", "SOP-QA-040-B": "24 month"}
+        ]
+
+
+@pytest.mark.parametrize(
+    ("question", "attribute", "said"),
+    [
+        ("出差回來之後，旅費要在幾天內報掉？", "差旅費", True),  # an HR rule (Traditional)
+        ("出差回來之後，旅費要在幾天內報掉？", "返回", False),  # no pair of its characters
+        ("华信每个月服务抵扣最多能抵多少？", "服务费", True),  # a contract (Simplified)
+        ("华信每个月服务抵扣最多能抵多少？", "可用性", False),
+    ],
+)
+def test_a_chinese_word_the_question_says_half_of_is_what_it_asks_about(question, attribute, said):
+    reading = _reading(question)
+    assert reading.half_asked(text.normalize(attribute)) is said
+
+
+@pytest.mark.parametrize(
+    ("clause", "said"),
+    [
+        ("（3）防水層完成後應辦理試水48小時，", {"防水层", "试水"}),  # a works spec (Traditional)
+        ("(2) Chilled product held above 8 °C for 4 hours", {"chill", "product"}),  # food QA
+    ],
+)
+def test_a_list_number_in_brackets_is_not_the_quantity_a_clause_states(clause, said):
+    words = statements._attribute_words(_reading("How long?"), "T/X@1#0", "", clause)
+    assert said <= words
