@@ -63,7 +63,8 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         PERCENTAGE,
         re.compile(
-            r"百分之几|百分比|比例|比率|几成|what percent|\bpercentage\b|\bhow many percent"
+            r"百分之(?:几|多少|几多)|百分比|比例|比率|几成|what percent|\bpercentage\b|"
+            r"\bhow many percent"
         ),
     ),
     (

@@ -80,6 +80,10 @@ def test_a_question_asking_for_a_type_needs_a_span_stating_one():
         ("How much does the crate cost?", answer_types.MONEY),
         ("这批一共有几件？", answer_types.COUNT),
         ("What percentage is rejected?", answer_types.PERCENTAGE),
+        # 「百分之多少」 is "what percent" as much as 「百分之几」: a contract's credit cap
+        # (Simplified), a management fee's interest (Cantonese 幾多)
+        ("今年每个月抵扣最高能抵到月费的百分之多少？", answer_types.PERCENTAGE),
+        ("管理費逾期利息係百分之幾多？", answer_types.PERCENTAGE),
         ("Who approves the deviation?", answer_types.PERSON),
         # Cantonese asks 幾多 for 多少, 幾耐 for 多久, 幾時 for when, 邊位 for who, and counts
         # hours in 個鐘 (a Hong Kong property manager's residents; 鐘頭 is Mandarin too)
