@@ -184,6 +184,12 @@ def renderings(word: str) -> tuple[str, ...]:
     return _renderings().get(text_analysis.stem(word.lower()), ())
 
 
+def stem_renderings(stem: str) -> tuple[str, ...]:
+    """The Chinese words (Simplified) the dictionary translates an English stem by (a word as
+    a question's units hold it, already stemmed: "lighthous")."""
+    return _renderings().get(stem, ())
+
+
 def rendered_in(words: Sequence[str], texts: Iterable[str]) -> dict[str, str]:
     """English word → the Chinese word for it that the texts use: for each word, the texts are
     read in order (the person's words first) and the first that writes a rendering of it

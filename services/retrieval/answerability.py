@@ -169,7 +169,7 @@ def judge(
     missing_ids = tuple(
         i.upper() for i in query.identifiers if not text_analysis.contains_identifier(text, i)
     )
-    comparable = {u: w for u, w in query.weights.items() if _comparable(u, section)}
+    comparable = {u: w for u, w in query.weights.items() if comparable(u, section)}
     if not comparable or sum(comparable.values()) < 0.5 * query.total:
         # Another script: words cannot be compared; identifiers and the embedding can.
         types_ok = all(answer_types.states(t, span) for t in query.asked)
@@ -250,7 +250,7 @@ def present(unit: str, text: str, found: Container[str]) -> bool:
     return unit in found
 
 
-def _comparable(unit: str, section: str) -> bool:
+def comparable(unit: str, section: str) -> bool:
     """Identifiers compare across languages; words only where the section writes that
     language (a Chinese SOP naming SUS304 and CNC does not write English)."""
     if text_analysis.identifiers_in(unit) == [unit]:

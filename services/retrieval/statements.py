@@ -17,7 +17,9 @@ itself is the attribute:
   (`_chosen`);
 * what a quantity is **said of** (its clause before it and its line's label, without what
   brackets hold: "Metal detector (CEIA THS)") must be mostly what the question says (a Chinese
-  word of which the question says half, as relevance finds a term: 差旅費 for 旅費);
+  word of which the question says half, as relevance finds a term: 差旅費 for 旅費; a word of
+  an answer in the other script, in a translation the general dictionary gives: "detector"
+  for 探测器 — and the question's words are found in such an answer so too: `_written`);
 * two documents **disagree** when, in the same customer scope, their answers state quantities of
   the same measure (durations in one scale, shares, lengths, one currency, ...) and no value in
   common, each answer names every identifier of the question (save one that an answering
@@ -39,16 +41,16 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
 from services.contracts.evidence_id import evidence_id_for
-from services.language import answer_types
+from services.language import answer_types, bilingual
 from services.language import tokens as text_analysis
 from services.language.frequency import NAME_ZIPF, informativeness, zipf
 from services.retrieval import facts, moments, relevance, spans
-from services.retrieval.answerability import QueryProfile, present
+from services.retrieval.answerability import QueryProfile, comparable, present
 from services.retrieval.caches import TextAnalyses
 from services.retrieval.eligibility import ChunkRow, Verified
 from services.retrieval.types import Conflict, ConflictValue, Evidence
@@ -265,6 +267,21 @@ class _Reading:
             return False
         term = text_analysis.Term(word, word, "cjk")
         return term.coverage(self.asked_units) >= relevance.TERM_SHARE
+
+    @cached_property
+    def asked_meanings(self) -> frozenset[str]:
+        """The English stems the dictionary gives the question's Chinese words."""
+        return frozenset(m for w in self.asked if _CJK_UNIT.match(w) for m in bilingual.meanings(w))
+
+    def asked_in_translation(self, word: str) -> bool:
+        """A word of an answer in the other script than the question's, which the question
+        says in translation: "glass" of an English rule for 玻璃 in a Chinese question, 通知
+        of a Chinese notice rule for "notice" in an English one."""
+        if self.profile.script == "cjk":
+            return _CJK_UNIT.match(word) is None and word in self.asked_meanings
+        return _CJK_UNIT.match(word) is not None and bool(
+            self.asked & frozenset(bilingual.meanings(word))
+        )
 
     def stated(self, chunk_id: str, clause: str) -> tuple[Quantity, ...]:
         """Every quantity the clause states, whatever the question asks for."""
@@ -542,7 +559,11 @@ def _said_of(reading: _Reading, chunk_id: str, label: str, clause: str) -> float
     total = sum(informativeness(w) for w in attribute)
     if not total:
         return 1.0
-    said = [w for w in attribute if w in reading.asked or reading.half_asked(w)]
+    said = [
+        w
+        for w in attribute
+        if w in reading.asked or reading.half_asked(w) or reading.asked_in_translation(w)
+    ]
     return sum(informativeness(w) for w in said) / total
 
 
@@ -867,7 +888,7 @@ def _anchor(profile: QueryProfile, a: Answer, b: Answer, subject: str | None) ->
         unit
         for unit in profile.weights
         if not facts.is_unit_word(unit)  # 「多少公分」: every length states its unit
-        and (present(unit, a.context, found_a) or present(unit, b.context, found_b))
+        and (_written(unit, a.context, found_a) or _written(unit, b.context, found_b))
     ]
     if not in_either:
         return None
@@ -889,9 +910,24 @@ def _said(unit: str, text: str, found: text_analysis.TextUnits) -> bool:
     """Whether an answer says one of the question's units: as written (`present`), or, a
     two-character Chinese word, as the longer word it shortens (停班 in 停止上班), as relevance
     finds it. Read only for a pair of disagreeing answers (span scoring keeps `present`)."""
-    return present(unit, text, found) or (
+    return _written(unit, text, found) or (
         _CJK_UNIT.match(unit) is not None and text_analysis.shortened_in(unit, text)
     )
+
+
+def _written(unit: str, text: str, found: text_analysis.TextUnits) -> bool:
+    """Whether an answer writes one of the question's units: as written (`present`), or, in an
+    answer of the other script (`comparable`, as relevance reads it), as a translation the
+    general dictionary gives for it ("glass" for 玻璃, 通知 for "notice")."""
+    if present(unit, text, found):
+        return True
+    return not comparable(unit, text) and _translated(unit, text, found)
+
+
+def _translated(unit: str, text: str, found: Container[str]) -> bool:
+    if _CJK_UNIT.match(unit):
+        return any(stem in found for stem in bilingual.meanings(unit))
+    return any(word in text for word in bilingual.stem_renderings(unit))
 
 
 def _restated(

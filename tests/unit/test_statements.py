@@ -5,6 +5,7 @@ price sheet and a titanium work standard (Traditional Chinese)."""
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import date
 
 import pytest
@@ -909,3 +910,41 @@ def test_a_chinese_word_the_question_says_half_of_is_what_it_asks_about(question
 def test_a_list_number_in_brackets_is_not_the_quantity_a_clause_states(clause, said):
     words = statements._attribute_words(_reading("How long?"), "T/X@1#0", "", clause)
     assert said <= words
+
+
+@pytest.mark.parametrize(
+    ("unit", "written", "found"),
+    [
+        # a Chinese question about an English work instruction (a food plant's)
+        ("探测器", "- Metal detector (CEIA THS): test every 2 hours", True),
+        ("玻璃", "6. Glass or hard plastic breakage: product within 2 metres is scrapped", True),
+        # an English question about a Chinese notice rule (a property manager's)
+        ("notic", "管理處須最少於7日前以書面通告通知全體受影響住戶。", True),
+        # the same script is compared as written, never in translation
+        ("探测器", "金屬檢測機每2小時測試一次", False),
+        ("detector", "The X-ray is tested at start-up.", False),
+    ],
+)
+def test_an_answer_of_the_other_script_writes_a_word_in_translation(unit, written, found):
+    normalized = text.normalize(written)
+    assert statements._written(unit, normalized, text.TextUnits.of(normalized)) is found
+
+
+@pytest.mark.parametrize(
+    ("question", "word", "said"),
+    [
+        ("四号线金属探测器多久测试一次？", "detector", True),  # food QA: an English answer
+        ("四号线金属探测器多久测试一次？", "chiller", False),
+        ("How many days' notice must residents get before a planned water cut?", "通知", True),
+        ("How many days' notice must residents get before a planned water cut?", "升降机", False),
+        ("四号线金属探测器多久测试一次？", "测试", False),  # its own script: as written only
+    ],
+)
+def test_what_a_quantity_of_the_other_script_is_said_of_is_read_in_translation(
+    question, word, said
+):
+    reading = dataclasses.replace(
+        _reading(question),
+        asked=frozenset(statements._words(text.normalize(question))),
+    )
+    assert reading.asked_in_translation(word) is said
