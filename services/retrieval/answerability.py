@@ -169,23 +169,23 @@ def judge(
     missing_ids = tuple(
         i.upper() for i in query.identifiers if not text_analysis.contains_identifier(text, i)
     )
-    comparable = {u: w for u, w in query.weights.items() if comparable(u, section)}
-    if not comparable or sum(comparable.values()) < 0.5 * query.total:
+    compared = {u: w for u, w in query.weights.items() if comparable(u, section)}
+    if not compared or sum(compared.values()) < 0.5 * query.total:
         # Another script: words cannot be compared; identifiers and the embedding can.
         types_ok = all(answer_types.states(t, span) for t in query.asked)
         # The embedding's own first choice, or an outlier among everything readable.
         chosen = vector_rank == 1 or vector_z >= OUTLIER_Z
         answers = not missing_ids and types_ok and chosen
         return SpanVerdict(answers, 0.0, missing_ids, by_vector=answers)
-    covered = sum(w for u, w in comparable.items() if present(u, text, found))
-    coverage = covered / sum(comparable.values())
+    covered = sum(w for u, w in compared.items() if present(u, text, found))
+    coverage = covered / sum(compared.values())
     missing = list(missing_ids)
     distinctive = query.distinctive
-    if distinctive in comparable and not present(distinctive, text, found):
+    if distinctive in compared and not present(distinctive, text, found):
         missing.append(distinctive)
     missing += [f"a stated {t}" for t in query.asked if not answer_types.states(t, span)]
     if coverage < COVERAGE_THRESHOLD:
-        missing += [u for u in comparable if not present(u, text, found)]
+        missing += [u for u in compared if not present(u, text, found)]
     return SpanVerdict(not missing, round(coverage, 4), tuple(dict.fromkeys(missing)))
 
 
