@@ -907,9 +907,10 @@ def _anchor(profile: QueryProfile, a: Answer, b: Answer, subject: str | None) ->
 
 
 def _said(unit: str, text: str, found: text_analysis.TextUnits) -> bool:
-    """Whether an answer says one of the question's units: as written (`present`), or, a
-    two-character Chinese word, as the longer word it shortens (停班 in 停止上班), as relevance
-    finds it. Read only for a pair of disagreeing answers (span scoring keeps `present`)."""
+    """Whether an answer says one of the question's units: as written, or in translation in
+    an answer of the other script (`_written`), or, a two-character Chinese word, as the longer
+    word it shortens (停班 in 停止上班), as relevance finds it. Read only for a pair of
+    disagreeing answers (span scoring keeps `present`)."""
     return _written(unit, text, found) or (
         _CJK_UNIT.match(unit) is not None and text_analysis.shortened_in(unit, text)
     )
