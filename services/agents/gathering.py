@@ -218,7 +218,6 @@ class Gatherer:
         # What is left to record (the last search's retrievals, settlements, exceptions, the
         # evidence) is written at the end in one transaction with the run's cancel point; if
         # gathering fails before, what it did so far is still written.
-        tail = pending
         try:
             if read_cost.model_calls:
                 # On the run, so the tenant's daily token budget and `runs show` count them.
@@ -228,13 +227,13 @@ class Gatherer:
                 applied = apply(final, pool, conflicts, settled)
                 final, pool, conflicts = applied.needs, applied.pool, applied.conflicts
                 if applied.settled:
-                    tail.append(
+                    pending.append(
                         NewEvent(kind="conflicts_settled", payload={"settled": applied.settled})
                     )
             reader = DocumentReader(self._retriever, principal, as_of=as_of, timeout=self._timeout)
             final, clauses = self._qualify(final, pool, state, reader)
             if clauses:
-                tail.append(NewEvent(kind="exceptions", payload={"needs": clauses}))
+                pending.append(NewEvent(kind="exceptions", payload={"needs": clauses}))
             items = find_items(final, pool, reader.lines)
             for line in reader.lines_cited(items):
                 pool.setdefault(line.evidence_id, line)
@@ -250,9 +249,9 @@ class Gatherer:
                 supplement=run.supplement,
             )
         except Exception:
-            self._queue.add_events(run.run_id, tail)
+            self._queue.add_events(run.run_id, pending)
             raise
-        cancel_point(*tail, NewEvent(kind="evidence", payload=gathered.event_payload()))
+        cancel_point(*pending, NewEvent(kind="evidence", payload=gathered.event_payload()))
         return gathered
 
     def _retrieve(

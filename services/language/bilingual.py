@@ -181,7 +181,7 @@ def meanings(word: str) -> tuple[str, ...]:
 
 def renderings(word: str) -> tuple[str, ...]:
     """The Chinese words (Simplified) the dictionary translates an English word by."""
-    return _renderings().get(text_analysis.stem(word.lower()), ())
+    return stem_renderings(text_analysis.stem(word.lower()))
 
 
 def stem_renderings(stem: str) -> tuple[str, ...]:

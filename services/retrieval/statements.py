@@ -448,15 +448,16 @@ def _chosen(reading: _Reading, candidates: list[_Candidate]) -> _Candidate | Non
         tied = _best_covering(tied, lambda c: _clause_coverage(reading, c))
     if len(tied) == 1 or reading.similarity is None:
         return tied[0]
-    by_chunk: dict[str, list[_Candidate]] = {}
+    # one embedding call per chunk for its tied sentences; of equals, the first (max keeps it)
+    texts: dict[str, list[str]] = {}
     for candidate in tied:
-        by_chunk.setdefault(candidate.place.chunk_id, []).append(candidate)
-    scored: list[tuple[float, int, _Candidate]] = []
-    for chunk_id, group in by_chunk.items():
-        texts = list(dict.fromkeys(c.text for c in group))
-        similar = dict(zip(texts, reading.similarity(chunk_id, texts), strict=True))
-        scored += [(similar[c.text], -tied.index(c), c) for c in group]
-    return max(scored, key=lambda found: found[:2])[2]
+        texts.setdefault(candidate.place.chunk_id, []).append(candidate.text)
+    similar: dict[tuple[str, str], float] = {}
+    for chunk_id, written in texts.items():
+        unique = list(dict.fromkeys(written))
+        scores = reading.similarity(chunk_id, unique)
+        similar.update(((chunk_id, t), score) for t, score in zip(unique, scores, strict=True))
+    return max(tied, key=lambda c: similar[(c.place.chunk_id, c.text)])
 
 
 def _best_covering(
@@ -476,17 +477,12 @@ def _clause_coverage(reading: _Reading, candidate: _Candidate) -> float:
 
 
 def _answer_of(reading: _Reading, candidate: _Candidate) -> Answer:
-    place, clause_start, clause, label = (
-        candidate.place,
-        candidate.clause_start,
-        candidate.clause,
-        candidate.label,
-    )
+    place, label, clause = candidate.place, candidate.label, candidate.clause
     doc, chunk_id, heading, spelled = place.doc, place.chunk_id, place.heading, reading.spelled
     line_end = place.line_start + len(place.line)
     return Answer(
         evidence=_cited(
-            doc, place.like, place.line_start, line_end, place.line_start + clause_start
+            doc, place.like, place.line_start, line_end, place.line_start + candidate.clause_start
         ),
         # What the quantity is said of: its clause, its line's label ("VGM to carrier | 48
         # hrs"), the heading above and the document's title.
