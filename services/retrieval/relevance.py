@@ -22,6 +22,10 @@ The rule (documented in README "Retrieval"):
      deviations above the mean over everything the principal may read (a statistic of the
      ranking; no similarity value is ever shown or used as a confidence). Either way the item
      is relevant across scripts only: the question's words are not looked for in its facts.
+     Where items of the question's script match by words, an item of the other script counts
+     only if they do not state the type of answer asked for (rule 4): an English manual that
+     has the words of "How much do we charge to clean a split-type air conditioner?" but no
+     price leaves the Chinese price list, which has them in translation, its say.
    * the noun an interrogative determiner governs (「哪個國家」「什麼地方」, "which hours", "what
      divisor") names the kind of answer wanted, and the answer is an instance of it (尼加拉瓜,
      22:00–06:00, 6000) that a text states without naming its kind: it counts where the item
@@ -222,14 +226,15 @@ def assess(
         for i in items:
             if verdicts[i.evidence_ids] and kin.named_instead(i.text):
                 verdicts[i.evidence_ids] = None  # it is about the Leicester site, not Columbus's
-    if any(v == "lexical" for v in verdicts.values()):
-        # Words matched somewhere: the vector's pick in another language adds nothing then.
+    asked = answer_types.asked(query)
+    lexical = [i for i in items if verdicts[i.evidence_ids] == "lexical"]
+    if lexical and all(any(answer_types.states(k, i.section) for i in lexical) for k in asked):
+        # Words matched somewhere and state what is asked: the vector's or the dictionary's
+        # pick in another language adds nothing then.
         verdicts = {key: v if v == "lexical" else None for key, v in verdicts.items()}
     relevant = [i for i in items if verdicts[i.evidence_ids]]
     unanswered = [
-        kind
-        for kind in answer_types.asked(query)
-        if not any(answer_types.states(kind, i.section) for i in relevant)
+        kind for kind in asked if not any(answer_types.states(kind, i.section) for i in relevant)
     ]
     unnamed = _unnamed(words, unseen, items, names)
     undated = [y for y in years if not any(_writes_year(i.text, y) for i in relevant)]

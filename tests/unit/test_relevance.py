@@ -180,6 +180,59 @@ def test_across_scripts_a_minority_of_translated_words_is_not_enough() -> None:
 
 
 @pytest.mark.parametrize(
+    ("query", "english", "chinese"),
+    [
+        # hkrepair: the air conditioner's English manual has the words, the Chinese price list
+        # the price
+        (
+            "How much do we charge to clean a split-type air conditioner?",
+            item(
+                "The outdoor unit of the split air conditioner is installed on a wall bracket; "
+                "the indoor unit needs 15 cm clearance.",
+                title="KAC-18S split air conditioner - installation manual",
+                eid="MAN@1:0-10",
+            ),
+            item(
+                "冷氣機清洗：窗口機每部港幣 480 元；分體機每套港幣 650 元（掛牆式）。",
+                title="服務價目表（2026年7月）",
+                eid="PRICE@1:0-10",
+            ),
+        ),
+        # propmgmt: the car-park terms say how long a visitor may stay, the Chinese notice
+        # what an hour costs
+        (
+            "How much does visitor parking cost per hour?",
+            item(
+                "Visitor parking: visitors register at the car park office and may stay up to "
+                "four hours.",
+                title="Car Park Licence Terms (Version 2)",
+                eid="SOP@2:0-10",
+            ),
+            item(
+                "| 訪客泊車 | 每小時港幣30元 |",
+                title="海韻苑通告：停車場收費（2026年10月1日起）",
+                eid="NOTICE@1:0-10",
+            ),
+        ),
+    ],
+)
+def test_an_item_in_the_other_script_stands_where_the_word_matches_state_no_answer(
+    query: str, english: Item, chinese: Item
+) -> None:
+    # The English item matches by words but states no price: the Chinese item, whose words
+    # are the question's in translation, still answers.
+    assert not assess(query, [english]).sufficient
+    result = assess(query, [english, chinese])
+    assert result.sufficient
+    assert chinese.evidence_ids[0] in result.relevant
+    # Where a word match states the price, the other script's item adds nothing.
+    priced = dataclasses.replace(
+        english, section=english.section + " HK$30 per hour.", text=english.text + " hk$30"
+    )
+    assert assess(query, [priced, chinese]).relevant == frozenset(priced.evidence_ids)
+
+
+@pytest.mark.parametrize(
     ("query", "chinese", "title"),
     [
         # distributor: the Chinese date-code rule keeps reel, line and DC in English
