@@ -49,7 +49,8 @@ The rule (documented in README "Retrieval"):
 3. The query's most distinctive unit (services.retrieval.answerability: the heaviest by IDF over
    the principal's eligible set among those the knowledge uses at all, 電鍍 in 「電鍍外包前置時間」)
    must be in a relevant item written in its script (a two-character Chinese word also as the
-   longer word it shortens, 停班 in 停止上班, as every term is found: `term_found`; an English
+   longer word it shortens, 停班 in 停止上班, as every term is found: `term_found`; a longer one
+   also by a word of the dictionary inside it, 分體 of 分體式 in 「分體機每套清洗」; an English
    one also as its base, "audit" for "auditor").
 4. If the question asks for a type of answer (a date, a duration, money, a count, a percentage,
    a person, a temperature: services.language.answer_types), a relevant item must state one:
@@ -627,12 +628,17 @@ def _relevant(
 
 def _writes_unit(unit: str, script: str, text: str) -> bool:
     """Whether a normalised text in a unit's script writes it: as written (an English stem also
-    inside the words derived from it), a Chinese word also as the longer word it shortens, an
-    English one also as its base ("audit" for "auditor")."""
+    inside the words derived from it), a Chinese word also as the longer word it shortens or,
+    three characters or more, by a shorter word of the dictionary inside it, an English one
+    also as its base ("audit" for "auditor")."""
     if unit in text:
         return True
     if script == "cjk":
-        return text_analysis.shortened_in(unit, text)
+        # a longer word also by a word of the dictionary inside it, which the knowledge writes
+        # on its own or in another compound: 分體式 in 分體機, 辅料厂 in 辅料
+        return text_analysis.shortened_in(unit, text) or (
+            len(unit) >= 3 and any(w in text for w in text_analysis.words_inside(unit))
+        )
     return _base_in(unit, text)
 
 

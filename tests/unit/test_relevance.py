@@ -355,6 +355,37 @@ def test_the_distinctive_word_may_be_written_in_its_longer_form(query, distincti
     assert result.sufficient, result.missing
 
 
+@pytest.mark.parametrize(
+    ("query", "distinctive", "rule", "title"),
+    [
+        # hkrepair: the cleaning procedure writes 分體機 where the question says 分體式
+        (
+            "分體式冷氣機清洗完成後須試機多久？出風溫度應低於多少？",
+            "分体式",
+            "四、清洗完成後須試機最少 15 分鐘，並量度出風溫度，出風溫度應低於攝氏 16 度。\n"
+            "一、分體機每套清洗需時約 1.5 小時；窗口機每部約 1 小時。",
+            "冷氣機清洗程序",
+        ),
+        # pharma: the supplier procedure writes 辅料 where the question says 辅料厂家
+        (
+            "新引进一家辅料厂家，准入要做哪些工作？样品要检几批？",
+            "辅料厂",
+            "B类：辅料、印刷包装材料；\n2. 新供应商准入\n2.3 B类：书面审计（问卷）＋3批样品全检"
+            "合格＋1批试生产，成品检验合格后批准。",
+            "供应商确认与管理规程（第02版）",
+        ),
+    ],
+)
+def test_a_longer_distinctive_word_is_found_by_a_dictionary_word_inside_it(
+    query, distinctive, rule, title
+) -> None:
+    result = assess(query, [item(rule, title=title)], distinctive=distinctive)
+    assert result.sufficient, result.missing
+    # none of its dictionary words written: still not there
+    other = "窗口機每部約 1 小時，清洗完成後須試機最少 15 分鐘。"
+    assert not assess(query, [item(other, title=title)], distinctive="分体式").sufficient
+
+
 def test_the_distinctive_word_must_still_be_there_in_some_form() -> None:
     rule = "第九條 經主管指派從事防颱或搶修者，另發給防颱值勤津貼每日新臺幣1,000元。"
     result = assess(
