@@ -60,7 +60,11 @@ The rule (documented in README "Retrieval"):
    its "L4" table row) does not answer for Line 3 (`numbered`). An item naming no member of
    the series (a rule for every line) is not concerned.
 6. A question about what holds now ("current", "now", 「現在」「目前」「而家」: `asks_about_now`)
-   is not answered by history alone: a past quote or an old mail tells what was.
+   is not answered by history alone: a past quote or an old mail tells what was. A question
+   asking for money is about the price now unless it places itself in the past or at a
+   quotation ("last", "did", 「上次」「去年」, "what we quoted", 「给华屹报的单价」:
+   `_asks_about_past`): 「KF-40M 換門封，幾錢一個？」 is not answered by a technician's estimate
+   in a customer chat.
 7. A name the question asks about must be named: a Chinese word the general tagger takes for a
    proper noun, rare in the language (Zipf < 4, as names are), that nothing the principal may
    read contains (「嘉善」 of 「嘉善南站」 when only 嘉兴南站 is readable; a customer whose
@@ -206,7 +210,9 @@ def assess(
     # a year the question names is when it asks about (「１８８７年什么联盟……」, "in 1169")
     years = _years(names.asked)
     # A question about what holds now is not answered by what was once quoted or written.
-    now = asks_about_now(query)
+    now = asks_about_now(query) or (
+        answer_types.MONEY in answer_types.asked(query) and not _asks_about_past(query)
+    )
     verdicts = {
         i.evidence_ids: None
         if now and i.history
@@ -698,6 +704,23 @@ _NOW = re.compile(
     r"\b(?:current(?:ly)?|now|nowadays|these days|at present|presently|today)\b|"
     r"现在|目前|当前|现时|现行|而家|如今|眼下"
 )
+
+
+# Words that place a question in the past, or at what was once quoted: "last", "did", "in 2025",
+# 「上次」「之前」「去年」, 「我们给华屹报的单价」, "what we quoted".
+_PAST = re.compile(
+    r"\b(?:last|previous(?:ly)?|earlier|ago|used to|did|was|were|had|in (?:19|20)\d\d)\b|"
+    r"\bquot(?:e|es|ed|ation|ations)\b|"
+    r"上次|上回|之前|以前|先前|去年|前年|当时|当年|曾经|过去|原来|(?:19|20)\d\d\s*年|"
+    r"报价|报的|报了|报过"
+)
+
+
+def _asks_about_past(query: str) -> bool:
+    """Whether the asking part of a question places it in the past or at a quotation: a price
+    asked without it is the price now, which history (a past quote, a chat's estimate) does not
+    give (docs/product.md: never present a past quote as a current price)."""
+    return bool(_PAST.search(text_analysis.normalize(_asking(query)[0])))
 
 
 def asks_about_now(query: str) -> bool:

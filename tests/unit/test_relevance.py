@@ -606,6 +606,30 @@ def test_a_text_about_other_members_of_a_numbered_series_does_not_answer(query, 
             "報價單：艾克美 SUS304 固定座，單價 NT$182。",
             True,
         ),
+        # a price asked without "now" is the price now: a technician's estimate in a customer
+        # chat (hkrepair), an old quotation (demo) do not give it
+        (
+            "灣景酒店啲 KF-40M 換門封，幾錢一個？",
+            "WhatsApp：灣景酒店工程部 Ken（門封查詢）\n"
+            "林志強：Ken 你好，KF-40M 門封連工大約 $380 一部，我同公司 check 吓再正式報價俾你。",
+            False,
+        ),
+        (
+            "艾克美 SUS304 固定座單價是多少？",
+            "報價單：艾克美 SUS304 固定座，單價 NT$182。",
+            False,
+        ),
+        # ... unless it asks what was quoted (pharma) or when (freight)
+        (
+            "我们给华屹报的有关物质单价是多少一个样？",
+            "报价单 KC-Q-2026-088（浙江华屹制药）\n有关物质（HPLC）\u3000ChP 0512\u30001,800 元",
+            True,
+        ),
+        (
+            "How much was the Halden 40HC ocean rate last year?",
+            "Quote to Halden, March 2025: 40HC Felixstowe to Gothenburg, ocean rate USD 1,850.",
+            True,
+        ),
     ],
 )
 def test_a_question_about_now_is_not_answered_by_history(query, body, sufficient):
