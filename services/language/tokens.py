@@ -682,10 +682,24 @@ def _tagged(block: str, remember: Callable[[str, Callable[[str], Tagged]], Tagge
     return tuple(tagged)
 
 
+# Particles and aspect markers, Mandarin and Cantonese: the function characters a word of the
+# language does not hold inside it (之, 于, 和 do, in names: 王之涣).
+_PARTICLES = frozenset("的了吗呢吧啊呀嘛咗嘅喺唔冇啲哋嗰㗎囉喎吖")
+
+
 def _unknown_run(run: str) -> Tagged:
-    """jieba's hidden Markov model over a run its dictionary does not know."""
+    """jieba's hidden Markov model over a run its dictionary does not know. A word it joins
+    across a particle (「超咗每」 of 「超咗每呎」) is no word: its characters stay apart, as
+    `frequency.unknown_words` reads such a join."""
     detail = jieba.posseg.dt._POSTokenizer__cut_detail  # jieba's own step, not reimplemented
-    return tuple((pair.word, pair.flag) for pair in detail(run))
+    flags = jieba.posseg.dt.word_tag_tab
+    tagged: list[tuple[str, str]] = []
+    for pair in detail(run):
+        if len(pair.word) > 1 and any(ch in _PARTICLES for ch in pair.word):
+            tagged += [(ch, flags.get(ch, "x")) for ch in pair.word]
+        else:
+            tagged.append((pair.word, pair.flag))
+    return tuple(tagged)
 
 
 def _call(run: str, analyse: Callable[[str], Tagged]) -> Tagged:

@@ -80,6 +80,22 @@ def test_who_is_a_question_word_not_part_of_a_term(query: str, kept: set[str]) -
     assert {t.text for t in question_terms(query)} == kept
 
 
+@pytest.mark.parametrize(
+    ("query", "kept"),
+    [
+        # hkrepair (Cantonese): 「超咗每呎」 ("over, per foot") is no word 「超咗每」
+        (
+            "分體機標準安裝包幾多呎銅喉？超咗每呎收幾錢？",
+            {"分体", "标准", "安装包", "呎铜喉", "每呎"},
+        ),
+        # CMRC 2018 (Simplified): the prince is 朱载圳, not also 「载圳」 cut from 「载圳的」
+        ("朱载圳的母亲是谁？", {"朱载圳", "母亲"}),
+    ],
+)
+def test_a_word_the_segmenter_joins_across_a_particle_is_no_term(query, kept) -> None:
+    assert {t.text for t in question_terms(query)} == kept
+
+
 def test_a_question_in_its_own_words_is_answered_by_the_rule_that_states_it() -> None:
     # Four of the question's seven words are in the SOP (交齊, 審完, 最晚 are how people ask);
     # the runs between function characters found only two of five.
