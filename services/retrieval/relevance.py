@@ -209,10 +209,10 @@ def assess(
     series = numbered(names.asking)
     # a year the question names is when it asks about (「１８８７年什么联盟……」, "in 1169")
     years = _years(names.asked)
-    # A question about what holds now is not answered by what was once quoted or written.
-    now = asks_about_now(query) or (
-        answer_types.MONEY in answer_types.asked(query) and not _asks_about_past(query)
-    )
+    asked = answer_types.asked(query)
+    # A question about what holds now (a price asked without a past) is not answered by what
+    # was once quoted or written.
+    now = asks_about_now(query) or (answer_types.MONEY in asked and not _asks_about_past(query))
     verdicts = {
         i.evidence_ids: None
         if now and i.history
@@ -233,7 +233,6 @@ def assess(
         for i in items:
             if verdicts[i.evidence_ids] and kin.named_instead(i.text):
                 verdicts[i.evidence_ids] = None  # it is about the Leicester site, not Columbus's
-    asked = answer_types.asked(query)
     lexical = [i for i in items if verdicts[i.evidence_ids] == "lexical"]
     if lexical and all(any(answer_types.states(k, i.section) for i in lexical) for k in asked):
         # Words matched somewhere and state what is asked: the vector's or the dictionary's
