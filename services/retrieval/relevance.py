@@ -63,7 +63,7 @@ The rule (documented in README "Retrieval"):
    is not answered by history alone: a past quote or an old mail tells what was. A question
    asking for money is about the price now unless it places itself in the past or at a
    quotation ("last", "did", 「上次」「去年」, "what we quoted", 「给华屹报的单价」:
-   `_asks_about_past`): 「KF-40M 換門封，幾錢一個？」 is not answered by a technician's estimate
+   `asks_about_now`): 「KF-40M 換門封，幾錢一個？」 is not answered by a technician's estimate
    in a customer chat.
 7. A name the question asks about must be named: a Chinese word the general tagger takes for a
    proper noun, rare in the language (Zipf < 4, as names are), that nothing the principal may
@@ -212,7 +212,7 @@ def assess(
     asked = answer_types.asked(query)
     # A question about what holds now (a price asked without a past) is not answered by what
     # was once quoted or written.
-    now = asks_about_now(query) or (answer_types.MONEY in asked and not _asks_about_past(query))
+    now = asks_about_now(names.asking, asked)
     verdicts = {
         i.evidence_ids: None
         if now and i.history
@@ -715,18 +715,16 @@ _PAST = re.compile(
 )
 
 
-def _asks_about_past(query: str) -> bool:
-    """Whether the asking part of a question places it in the past or at a quotation: a price
-    asked without it is the price now, which history (a past quote, a chat's estimate) does not
-    give (docs/product.md: never present a past quote as a current price)."""
-    return bool(_PAST.search(text_analysis.normalize(_asking(query)[0])))
-
-
-def asks_about_now(query: str) -> bool:
-    """Whether the asking part of a question places it at the present: "What's our current
-    price…", 「…現在每個月的服務費是多少？」. A past quote or a customer's old mail (history)
-    tells what was, which such a question does not ask."""
-    return bool(_NOW.search(text_analysis.normalize(_asking(query)[0])))
+def asks_about_now(asking: str, asked: Container[str] = ()) -> bool:
+    """Whether the asking part of a question (normalised: `_Names.asking`) places it at the
+    present: "What's our current price…", 「…現在每個月的服務費是多少？」, or, asking for money
+    (`asked`: its answer types), does not place itself in the past or at a quotation — a price
+    asked so is the price now (docs/product.md: never present a past quote as a current price).
+    A past quote or a customer's old mail (history) tells what was, which such a question does
+    not ask."""
+    if _NOW.search(asking):
+        return True
+    return answer_types.MONEY in asked and not _PAST.search(asking)
 
 
 # A member of a numbered series: "line 3", "lift 2", 「1號 lift」「2号机」 (normalised text), and
