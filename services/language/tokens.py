@@ -17,6 +17,9 @@ CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{CJK}]+")
 _WORD = re.compile(r"[a-z0-9]+(?:[-_./][a-z0-9]+)*")
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}(?!\d))")
+# A dimension written with the multiplication sign is the same name typed with an x: M6×30 is
+# M6x30, 2000×1000 is 2000x1000.
+_TIMES_SIGN = re.compile(r"(?<=[0-9a-z])\s?[×✕]\s?(?=[0-9a-z])")
 _TOKEN_OR_CJK = re.compile(f"[{CJK}]+|[a-z0-9]+(?:[-_./][a-z0-9]+)*")
 
 # Part numbers and specs: letters and digits in one token (SUS304, SUS316L, Q42, PN-7731-B,
@@ -165,9 +168,11 @@ def has_digit(text: str) -> bool:
 
 
 def normalize(text: str) -> str:
-    """Width, case, thousands separators and script folded: 標準/标准, ＳＵＳ304/sus304 meet."""
+    """Width, case, thousands separators, the multiplication sign and script folded: 標準/标准,
+    ＳＵＳ304/sus304, M6×30/m6x30 meet."""
     folded = unicodedata.normalize("NFKC", text).casefold()
     folded = _THOUSANDS.sub("", folded)
+    folded = _TIMES_SIGN.sub("x", folded)
     return normalize_script(folded)
 
 

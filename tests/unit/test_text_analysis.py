@@ -61,6 +61,16 @@ def test_normalize_folds_width_case_script_and_thousands() -> None:
     assert text.normalize("标准交期") == text.normalize("標準交期")
 
 
+def test_a_dimension_with_the_multiplication_sign_is_the_same_as_typed_with_an_x() -> None:
+    # fastener: a quotation writes 「M6×30」, the question types "M6x30"; itdesk: 「7×24 小时受
+    # 理」; museum: a case's size 「58 × 46 × 40 公分」
+    quote = text.normalize("品項：M6×30 十字沉頭機械螺絲 黑鋅，每千支 NT$ 420（未稅）。")
+    assert text.contains_identifier(quote, "m6x30")
+    assert text.normalize("7×24 小时受理") == text.normalize("7x24 小時受理")
+    assert text.normalize("機芯箱 58 × 46 × 40 公分") == text.normalize("機芯箱 58x46x40 公分")
+    assert text.normalize("× 2") == "× 2"  # a sign standing alone is left as written
+
+
 def test_tokens_are_cjk_unigrams_and_bigrams_and_stemmed_words() -> None:
     tokens = text.tokens("標準交期 for handheld gauges")
     assert {"标准", "准交", "交期", "标", "期"} <= set(tokens)
