@@ -12,11 +12,19 @@ from collections.abc import Callable
 
 from services.language import tokens as text_analysis
 
-# Sentence and list-item ends: CJK and Latin terminators, semicolons, line breaks.
-_UNIT_END = re.compile(r"(?<=[。！？!?；;\n])|(?<=[^\s\d]\.)\s+")
+# Sentence and list-item ends: CJK and Latin terminators, semicolons, line breaks. A Latin full
+# stop ends a sentence when the next one begins (not with a small letter or a digit: "Max. gross
+# weight", "approx. 5 kg") and the word it closes is not an abbreviation's shape — a capital and
+# at most two small letters, an initial or a title ("Rev. C", "Mr. Chen", "No. 7", "J. Smith");
+# an acronym (US, ISO) closes sentences like any word.
+_UNIT_END = re.compile(
+    r"(?<=[。！？!?；;\n])"
+    r"|(?<=[^\s\d]\.)(?<!\b[A-Z]\.)(?<!\b[A-Z][a-z]\.)(?<!\b[A-Z][a-z]{2}\.)\s+(?![\sa-z0-9])"
+)
 # A unit longer than this is cut at clause punctuation, so a span stays readable.
 MAX_UNIT_CHARS = 160
-_CLAUSE_BREAK = re.compile(r"(?<=[，,：:])")
+# (not inside a number: a time of day, 08:00, or thousands, 30,000)
+_CLAUSE_BREAK = re.compile(r"(?<=[，：])|(?<=[,:])(?!\d)")
 # A span may grow to this many units when the neighbours add what the query asks for.
 MAX_SPAN_UNITS = 3
 # A line this short without closing punctuation is a heading (or a greeting, a signature).
@@ -54,7 +62,8 @@ def best_span(
     words are in none of them: another language), else the one that says more (a sentence, not
     a greeting or a signature) — then a neighbour joins while it raises the score (a heading and
     its item, a rule and the sentence naming its amount), up to MAX_SPAN_UNITS units. A heading
-    never stands alone: it names a topic, the line under it is what is said about it.
+    never stands alone: it names a topic, the line under it is what is said about it; nor does a
+    clause closed by a colon, which announces what follows (`_leads_in`).
     """
     parts = units(body[start:end], offset=start)
     if not parts:
@@ -65,7 +74,7 @@ def best_span(
     first = max(range(len(parts)), key=lambda i: (scores[i], said[i], -i))
     lo = hi = first
     best = scores[first]
-    if _is_heading(body, *parts[first]) and first + 1 < len(parts):
+    if _leads_in(body, *parts[first]) and first + 1 < len(parts):
         hi = first + 1
         best = score(body[parts[lo][0] : parts[hi][1]])
     while hi - lo + 1 < MAX_SPAN_UNITS:
@@ -86,6 +95,12 @@ def best_span(
 def _substance(text: str) -> int:
     """How much a unit says: its letters, digits and CJK characters."""
     return sum(ch.isalnum() for ch in text)
+
+
+def _leads_in(body: str, start: int, end: int) -> bool:
+    """A unit that only leads to the next one: a heading, or a clause closed by a colon (「三、允收
+    範圍：」, "regarding our drawing 4711-233 Rev. C (…):"), which announces what follows."""
+    return _is_heading(body, start, end) or body[start:end].rstrip().endswith((":", "："))
 
 
 def _is_heading(body: str, start: int, end: int) -> bool:

@@ -85,3 +85,60 @@ def test_a_numbered_sentence_is_not_a_run_in_heading():
     items = "1. Wear nitrile gloves when you handle any object on display. Record it.\n"
     assert cited(items, keywords("nitrile")).startswith("1. Wear nitrile gloves")
     assert spans._is_heading(items, 0, items.index(" Record")) is False
+
+
+def text_of_units(body: str) -> list[str]:
+    return [body[start:end] for start, end in spans.units(body)]
+
+
+def test_an_abbreviation_s_full_stop_does_not_end_the_sentence():
+    # fastener: a customer's mail; hkrepair: a service manual; chatlog: a rental agreement
+    mail = (
+        "regarding our drawing 4711-233 Rev. C (DIN 933 M12x50, 10.9, zinc flake): the "
+        "corrosion requirement is 720 h NSS without red rust. Please confirm."
+    )
+    assert text_of_units(mail)[-1] == "Please confirm."
+    assert any("Rev. C" in unit for unit in text_of_units(mail))
+    manual = "E2 - Defrost heater circuit fault. Check heater resistance (approx. 220 Ohm)."
+    assert text_of_units(manual) == [
+        "E2 - Defrost heater circuit fault.",
+        "Check heater resistance (approx. 220 Ohm).",
+    ]
+    agreement = "Master Rental Agreement - Keller Construction Co. (Ames, Iowa)\nTerm: one year."
+    assert text_of_units(agreement)[0].endswith("(Ames, Iowa)")
+    packing = "1. Cartons: double-wall corrugated. Max. gross weight per carton: 20 kg."
+    assert text_of_units(packing)[-1] == "Max. gross weight per carton: 20 kg."
+    # an acronym closes a sentence like any word
+    assert text_of_units("Ship to the US. Then invoice.") == ["Ship to the US.", "Then invoice."]
+
+
+def test_a_time_of_day_or_a_thousands_separator_is_no_clause_break():
+    # itdesk: a contract's long sentence with hours; propmgmt: a notice in English
+    contract = (
+        "The response and resolution targets in the table above apply 24x7 for every priority "
+        "level of the service, except that P3 tickets are accepted from 08:00 to 20:00 China "
+        "Standard Time on business days."
+    )
+    assert all("08:00 to 20:00" in unit for unit in text_of_units(contract) if "08:" in unit)
+    notice = (
+        "Please note that the electricity supply to the whole of King Fung Mansion will be "
+        "suspended from 2:00 a.m. to 6:00 a.m. on Thursday, 10 December 2026, for annual checks."
+    )
+    assert any("2:00 a.m. to 6:00 a.m." in unit for unit in text_of_units(notice))
+
+
+def test_a_clause_closed_by_a_colon_is_cited_with_what_it_announces():
+    # fastener: the requirement follows the colon of a long sentence; foodqa: the allergen
+    # changeover rule
+    mail = (
+        "Dear Mr. Chen,\nregarding our drawing 4711-233 Rev. C (Sechskantschraube DIN 933 "
+        "M12x50, 10.9, zinc flake): the corrosion requirement is 720 h NSS without red rust, "
+        "as stated on the drawing. Please consider this for your offer and confirm."
+    )
+    assert "720 h" in cited(mail, keywords("4711-233"))
+    sop = (
+        "4. Changeover from a product containing an allergen to a product that does not contain "
+        "that allergen ('step-down'): full wet clean (strip-down, detergent, rinse, sanitise), "
+        "QA sign-off before restart."
+    )
+    assert "full wet clean" in cited(sop, keywords("step-down"))
