@@ -6,13 +6,13 @@ The rule (documented in README "Retrieval"):
 2. Some evidence item must be *relevant*:
    * it names every identifier of the query, and mentions a majority of the query's content
      terms (`question_terms`: Chinese words as a general-purpose segmenter cuts them, from the
-     sentences that ask when a query also tells why or what came before) that can
-     be compared with it: identifiers always, words only when written in the
-     item's script (a Chinese term counts when at least half of its characters appear;
-     Traditional and Simplified are folded together; an English stem of five letters or more
-     also in a word derived from it, "volume" in "volumetric": `_derived_in`, and where the
-     text writes its base, a word of five letters or more a suffix of at most three letters
-     shorter, "audit" for "auditor": `_base_in`);
+     sentences that ask when a query also tells why or what came before) that can be compared
+     with it: identifiers and numbers (a strength class 8.8, written alike in every script)
+     always, words only when written in the item's script (a Chinese term counts when at least
+     half of its characters appear; Traditional and Simplified are folded together; an English
+     stem of five letters or more also in a word derived from it, "volume" in "volumetric":
+     `_derived_in`, and where the text writes its base, a word of five letters or more a suffix
+     of at most three letters shorter, "audit" for "auditor": `_base_in`);
    * when nothing can be compared (an English SOP for a Chinese question without identifiers,
      or the reverse), a majority of the query's words must be there in translation — a word
      of the item's script that a general dictionary (services.language.bilingual, CC-CEDICT)
@@ -597,8 +597,9 @@ def _relevant(
         return None  # the question's most distinctive term is not there, nor its longer form
     if another_member(series, item.text):
         return None  # it is about Line 4 when Line 3 is asked about
-    # Identifiers are the same in every language; words only in their own script.
-    checkable = identifiers + [t for t in words if _script(t) == script]
+    # Identifiers and numbers (a strength class 8.8, a grade 10.9) are the same in every
+    # language; words only in their own script.
+    checkable = identifiers + [t for t in words if _script(t) == script or _numeral(t)]
     # A name is found where it is written, not where half its characters are (汉传佛教 does
     # not write 藏传佛教).
     has = {
@@ -790,6 +791,14 @@ _CJK_RUN = re.compile(f"[{text_analysis.CJK}]+")
 
 def _script(term: Term) -> str:
     return "cjk" if re.search(f"[{text_analysis.CJK}]", term.text) else "latin"
+
+
+def _numeral(term: Term) -> bool:
+    """A number the question writes (8.8, 10.9, 304): digits are written alike in every script."""
+    return _NUMERAL.fullmatch(term.text) is not None
+
+
+_NUMERAL = re.compile(r"\d+(?:[.,/-]\d+)*")
 
 
 def _unit_script(unit: str) -> str:

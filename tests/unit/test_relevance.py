@@ -1155,3 +1155,27 @@ def test_an_item_about_a_sibling_of_the_name_asked_does_not_answer() -> None:
         title="BRCGS unannounced audit window",
     )
     assert assess(query, [no_site], texts_naming=texts_naming).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        # fastener (the China plant's lead-time SOP): a strength class, written alike in both
+        # scripts, is one of the question's words; 下单 and 能交 are not written
+        (
+            "嘉兴 8.8螺栓 下单后几天能交",
+            "一、适用范围：嘉兴厂生产的标准件（8级螺母、平垫圈、8.8级六角螺栓），仅限内销及经嘉兴"
+            "出货的订单。\n二、标准交期：8.8级及以下标准件 20 天（日历天，自订单确认之日起算）。",
+        ),
+        # itdesk (a customer contract's service credits): an availability the question names
+        (
+            "可用性跌破 99.5 怎么扣",
+            "3. 服务抵扣：月度可用性低于 99.95% 但不低于 99.5% 的，抵扣当月服务费的 10%；"
+            "低于 99.5% 但不低于 99.0% 的，抵扣当月服务费的 25%；",
+        ),
+    ],
+)
+def test_a_number_the_question_writes_counts_with_its_words_in_a_chinese_text(query, answer):
+    assert assess(query, [item(answer)]).sufficient
+    # a number the text does not write counts against it like any word
+    assert not assess(query.replace("8.8", "4.8").replace("99.5", "97"), [item(answer)]).sufficient
