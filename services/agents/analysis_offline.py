@@ -217,10 +217,11 @@ def _answering(need: Need, evidence: dict[str, InputEvidence]) -> list[tuple[Inp
     # span that states one: "unit price" is not answered by "Complaints per million units".
     kinds = answer_types.asked(need.label)
     if kinds:
+        share = answer_types.share_answers_money(need.label)
         usable = [
             (item, text)
             for item, text in usable
-            if any(answer_types.states(kind, text) for kind in kinds)
+            if any(answer_types.states(kind, text, share=share) for kind in kinds)
         ]
     naming = [(item, text) for item, text in usable if names_need(item.quote, need)]
     if need.source == "mentioned":

@@ -105,6 +105,34 @@ _MONEY_NOUNS = re.compile(
 )
 
 
+# A price that may be a share of another (a discount, a surcharge, a fee, a rate): a percentage
+# states it. A price or a cost asked for as such (「單價」, "what does it cost", 「多少錢」) is an
+# amount: 「訂購量未達 MOQ 者，單價加收 15%」 is a surcharge on the price, not the price.
+_AMOUNT_NOUNS = re.compile(
+    r"单价|价格|价钱|售价|进价|报价|工资|薪资|薪水|\bprices?\b|\bcosts?\b|\bsalar(?:y|ies|i)\b|"
+    r"\bwages?\b"
+)
+_SUM_ASKED = re.compile(
+    r"多少钱|几多钱|几(?:块)?钱|多少元|几元|\bhow much (?:does|do|did|will)\b.*\bcost\b"
+)
+# a share asked for: a percentage, or a price that is one (a surcharge on the unit price, a
+# discount)
+_SHARE_ASKED = re.compile(
+    r"[%％]|百分|几成|\bpercent|加收|加价|加成|附加费|折扣|打折|折让|涨幅|调幅|降幅|"
+    r"\bsurcharges?\b|\bdiscounts?\b|\bmark-?ups?\b|\brebates?\b|\bcommissions?\b"
+)
+
+
+def share_answers_money(question: str) -> bool:
+    """Whether a share (a percentage) states the money a question asks for: not where it asks
+    for a price or a cost as such (「單價多少」, "What does it cost?", 「多少錢」), unless it asks
+    for a share too (「漲幾%」, 「單價加收多少」, "the discount on the price")."""
+    text = normalize(question)
+    if _SHARE_ASKED.search(text):
+        return True
+    return not (_SUM_ASKED.search(text) or _AMOUNT_NOUNS.search(text))
+
+
 def names_a_price(word: str) -> bool:
     """Whether a word is one that names a price (fee, charge, 運費): it says what kind of
     answer is wanted, not what the question is about."""
@@ -235,16 +263,17 @@ def declared_currency(text: str) -> str | None:
     return match.group(0) if match else None
 
 
-def states(kind: str, text: str) -> bool:
+def states(kind: str, text: str, *, share: bool = True) -> bool:
     """Whether `text` states an answer of this kind. An amount of money may be written bare
-    where the text names its currency once (`declared_currency`)."""
+    where the text names its currency once (`declared_currency`); a percentage states money
+    where the question allows a share of a price (`share`: `share_answers_money`)."""
     if kind == PERSON:
         folded = normalize(text)
         return bool(
             _PERSON_LATIN.search(text) or _PERSON_CJK.search(folded) or _named_person(folded)
         )
     folded = normalize(text)
-    if kind == MONEY and _STATES[PERCENTAGE].search(folded):
+    if kind == MONEY and share and _STATES[PERCENTAGE].search(folded):
         return True  # a surcharge, discount or markup is often a share of the price
     if kind == MONEY and bare_amount(text) and declared_currency(folded):
         return True

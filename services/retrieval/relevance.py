@@ -234,13 +234,18 @@ def assess(
             if verdicts[i.evidence_ids] and kin.named_instead(i.text):
                 verdicts[i.evidence_ids] = None  # it is about the Leicester site, not Columbus's
     lexical = [i for i in items if verdicts[i.evidence_ids] == "lexical"]
-    if lexical and all(any(answer_types.states(k, i.section) for i in lexical) for k in asked):
+    share = answer_types.share_answers_money(query)
+    if lexical and all(
+        any(answer_types.states(k, i.section, share=share) for i in lexical) for k in asked
+    ):
         # Words matched somewhere and state what is asked: the vector's or the dictionary's
         # pick in another language adds nothing then.
         verdicts = {key: v if v == "lexical" else None for key, v in verdicts.items()}
     relevant = [i for i in items if verdicts[i.evidence_ids]]
     unanswered = [
-        kind for kind in asked if not any(answer_types.states(kind, i.section) for i in relevant)
+        kind
+        for kind in asked
+        if not any(answer_types.states(kind, i.section, share=share) for i in relevant)
     ]
     unnamed = _unnamed(words, unseen, items, names)
     undated = [y for y in years if not any(_writes_year(i.text, y) for i in relevant)]

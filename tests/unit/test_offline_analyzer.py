@@ -285,3 +285,19 @@ def test_a_field_asking_for_a_price_is_answered_only_by_a_span_stating_one():
     )
     assert decision.status == "ready_for_review"
     assert [c.evidence_ids for c in decision.claims] == [["LOAN-SHM@1:10-60"]]
+
+
+def test_a_field_asking_for_a_unit_price_is_not_answered_by_a_surcharge():
+    # fastener: the price list's MOQ surcharge is a share of the price, not the part's price;
+    # a share field (a discount) is answered by one (distributor's rebate rule in its style)
+    surcharge = evidence("PRICE-STD@1:194-222", "訂購量未達 MOQ 5,000 支者，單價加收 15%。")
+    decision = analyze(
+        [priced_need("unit_price", "單價 单价", ["PRICE-STD@1:194-222"])], [surcharge]
+    )
+    assert decision.status == "insufficient_evidence"
+    assert decision.missing_fields == ["unit_price"]
+    rebate = evidence("POLICY-PRICING@1:0-30", "年度採購量超過 100k pcs，折扣 3%。")
+    decision = analyze(
+        [priced_need("volume_discount", "折扣 discount", ["POLICY-PRICING@1:0-30"])], [rebate]
+    )
+    assert decision.status == "ready_for_review"

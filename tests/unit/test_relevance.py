@@ -1179,3 +1179,18 @@ def test_a_number_the_question_writes_counts_with_its_words_in_a_chinese_text(qu
     assert assess(query, [item(answer)]).sufficient
     # a number the text does not write counts against it like any word
     assert not assess(query.replace("8.8", "4.8").replace("99.5", "97"), [item(answer)]).sufficient
+
+
+def test_a_price_asked_as_such_is_not_stated_by_a_share_of_it():
+    # fastener: a price list's surcharge rule is not the unit price; itdesk: what a vendor is
+    # paid per ticket is not a service credit's percentage
+    surcharge = item("訂購量未達 MOQ 5,000 支者，單價加收 15%。")
+    assert not assess("M10x40 單價", [item("M10x40 規格說明。"), surcharge]).sufficient
+    assert not assess("單價多少", [surcharge]).sufficient
+    credit = item("按每张工单结算：月度可用性低于 99.95% 的，抵扣当月服务费的 10%。")
+    assert not assess("青云按每张工单给我们结算多少钱？", [credit]).sufficient
+    # a fee, a surcharge or a share asked for is stated by a percentage (distributor, fastener)
+    restocking = item("3.2 未拆封良品退貨，收取 restocking fee 15%。")
+    assert assess("What restocking fee do we charge on returns?", [restocking]).sufficient
+    assert assess("restocking fee 要收幾 %？", [restocking]).sufficient
+    assert assess("訂購量未達 MOQ 單價加收多少？", [surcharge]).sufficient
