@@ -55,6 +55,8 @@ The rule (documented in README "Retrieval"):
 4. If the question asks for a type of answer (a date, a duration, money, a count, a percentage,
    a person, a temperature: services.language.answer_types), a relevant item must state one:
    「首件檢驗報告要收多少錢」 is not answered by a procedure that mentions the report but no fee.
+   A percentage states money where a share may be asked (a fee, a surcharge, a discount), not
+   a unit price, a cost or a sum (「單價」, 「多少錢」: `answer_types.share_answers_money`).
 5. An item that names other members of a numbered series the question names one member of
    ("Line 3", 「2號機」), and not that one, is about them: a work instruction for Line 4 (or
    its "L4" table row) does not answer for Line 3 (`numbered`). An item naming no member of
