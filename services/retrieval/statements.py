@@ -14,7 +14,10 @@ itself is the attribute:
   Bakery" for Line 4; relevance's rule 5) is not an answer. Between units that cover the
   question equally (its words are often in the title, over every unit), the one whose own
   clause covers more, then the one the retrieval's embedding finds closest to the question
-  (`_chosen`);
+  (`_chosen`). Where a statement of no quantity in another section (numbered clause, heading or
+  paragraph) covers the question better, that is the document's answer and it has none to
+  compare: asked for the PPAP submission level ("3.1 … submission Level 3"), an agreement's
+  record retention (5.2, 15 years) answers another question;
 * what a quantity is **said of** (its clause before it and its line's label, without what
   brackets hold: "Metal detector (CEIA THS)") must be mostly what the question says (a Chinese
   word of which the question says half, as relevance finds a term: 差旅費 for 旅費; a word of
@@ -325,6 +328,13 @@ def _answer(
 ) -> Answer | None:
     """The document's answer, read in its `sections` (`_sections` of its `items`)."""
     offered: list[_Candidate] = []
+    # how well its best statement of no quantity covers the question, by section (the leading
+    # number of a numbered clause, the heading it stands under, or its paragraph), and each
+    # line's section
+    silent: dict[str, float] = {}
+    sections_of: dict[int, str] = {}
+    section = ""
+    previous_end = 0
     # The currency the document names once without an amount (「單位：新臺幣」), read only for a
     # table row with a bare amount under a header that names a price, and then once.
     currency = functools.cache(
@@ -364,10 +374,53 @@ def _answer(
                     doc, items[0], chunk_id, heading, line_start, line, heading_start, end
                 )
                 offered += [_candidate(reading, place, *candidate) for candidate in candidates]
+            number = _SECTION_NUMBER.match(line)
+            if number is not None:
+                section = number.group(1) or number.group(2)
+            elif not (stated or candidates) and _is_heading(line):
+                section = line.strip()
+            elif "\n\n" in doc.body[previous_end:line_start]:
+                section = f"paragraph {line_start}"  # a blank line before: a paragraph of its own
+            previous_end = line_start + len(line)
+            sections_of[line_start] = section
+            if not stated and line.strip() and not cells and not answer_types.bare_amount(line):
+                plain = _plain_coverage(reading, doc, chunk_id, heading, label, line)
+                silent[section] = max(silent.get(section, 0.0), plain)
             if not (stated or candidates) and _is_heading(line):
                 heading, heading_start = line.strip(), line_start
     chosen = _chosen(reading, offered)
-    return _answer_of(reading, chosen) if chosen is not None else None
+    if chosen is None:
+        return None
+    # A statement of no quantity in another section that covers the question better is the
+    # document's answer ("3.1 PPAP: … submission Level 3" for the submission level): its
+    # quantities (a record retention in 5.2) answer other questions. A line of the chosen one's
+    # own section is its condition or scope ("5.1 Applies to … Tilbury" over "5.2 … 5 days").
+    own = sections_of.get(chosen.place.line_start)
+    if any(v > chosen.coverage for k, v in silent.items() if k != own):
+        return None
+    return _answer_of(reading, chosen)
+
+
+# A numbered clause's section: 「5.」 of 「5.1」 or 「5.2」, 「三」 of 「三、」, "9" of "Section 9".
+_SECTION_NUMBER = re.compile(
+    r"\s*(?:(?:section|article|clause)\s+([0-9]+)|([0-9]+|[一二三四五六七八九十]+)(?=[.．、)）]))",
+    re.IGNORECASE,
+)
+
+
+def _plain_coverage(
+    reading: _Reading, doc: Verified, chunk_id: str, heading: str, label: str, line: str
+) -> float:
+    """How well the best sentence of a line stating no quantity covers the question, read with
+    the document's title, its heading and its label, as a candidate is."""
+    best = 0.0
+    for start, end in spans.units(line):
+        read = _spelled_out(
+            reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{label}\n{line[start:end]}"),
+            reading.spelled,
+        )
+        best = max(best, _coverage(reading.profile, read, reading.units(chunk_id, read)))
+    return best
 
 
 def _about_other_members(

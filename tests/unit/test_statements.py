@@ -18,6 +18,36 @@ from services.retrieval.embedders import UseEmbedder
 from services.retrieval.types import Evidence
 
 DOCS = {
+    # demo: two calibration rules that disagree on the handheld gauges' interval
+    "SOP-CALIB-EN": (
+        "Measuring Equipment Calibration Procedure",
+        "Every instrument carries a label showing its ID, the date of its last calibration and "
+        "the date it is next due. The calibration interval for handheld gauges is 6 months. The "
+        "CMM is calibrated by an accredited external laboratory once a year.\n\nAn instrument "
+        "that is overdue, has been dropped or is found out of tolerance is tagged DO NOT USE and "
+        "taken off the line. Calibration certificates are kept in the QMS and can be supplied to "
+        "customers on request.",
+    ),
+    "SOP-GAUGE-QA-EN": (
+        "Gauge Control Rules for the Quality Lab",
+        "Gauges are signed out against the operator's badge and returned at the end of each "
+        "shift. The calibration interval for handheld gauges is 12 months; thread plug and ring "
+        "gauges follow the same interval. Before each use the operator zeroes the instrument "
+        "against its setting standard and records the check on the cell's daily sheet.",
+    ),
+    # fastener: a customer's quality agreement and its supplier manual
+    "QA-DETROIT": (
+        "Supplier Quality Agreement — Great Lakes Automotive Components (GLAC)",
+        "3.1 PPAP: per AIAG PPAP 4th edition, submission Level 3 for every new or changed part "
+        "number.\n5.2 Record retention: quality records, PPAP files and control plans shall be "
+        "retained for 15 years after end of production of the part.",
+    ),
+    "SRM-DETROIT": (
+        "GLAC Supplier Requirements Manual, Rev. F — excerpt",
+        "Section 9 Records: the supplier shall retain quality records, including PPAP "
+        "submissions and inspection data, for a minimum of 10 years after the part is last "
+        "produced.",
+    ),
     "SOP-SEA": (
         "Sea Export - FCL Booking & Documentation",
         "3. Verified Gross Mass (VGM)\n3.1 The shipper is responsible for the VGM.\n"
@@ -948,3 +978,21 @@ def test_what_a_quantity_of_the_other_script_is_said_of_is_read_in_translation(
         asked=frozenset(statements._words(text.normalize(question))),
     )
     assert reading.asked_in_translation(word) is said
+
+
+def test_a_document_whose_answer_states_no_quantity_is_not_compared_by_its_other_quantities():
+    # fastener: asked for the PPAP submission level (「Level 3」, no measure), the agreement's
+    # and the manual's record retention (15 / 10 years) is not the answer; asked for the
+    # retention, it is
+    found, _ = conflicts("GLAC PPAP submission level?", "QA-DETROIT", "SRM-DETROIT")
+    assert found == []
+    found, _ = conflicts("GLAC record retention - how many years", "QA-DETROIT", "SRM-DETROIT")
+    assert [sorted(v.value for v in c.values) for c in found] == [["10 year", "15 year"]]
+    # demo: whether certificates go to customers is said without a quantity; the two rules'
+    # intervals are compared only when the interval is asked
+    question = "Can calibration certificates for handheld gauges be supplied to customers?"
+    assert conflicts(question, "SOP-CALIB-EN", "SOP-GAUGE-QA-EN")[0] == []
+    found, _ = conflicts(
+        "Calibration interval for handheld gauges?", "SOP-CALIB-EN", "SOP-GAUGE-QA-EN"
+    )
+    assert [sorted(v.value for v in c.values) for c in found] == [["12 month", "6 month"]]
