@@ -132,6 +132,16 @@ class Answer:
     # the section's text from the heading the line stands under (or the chunk's start) to the
     # chunk's end, as written: `block` cuts it at the next heading
     below_heading: str = ""
+    # the document's lines stating no quantity outside the answer's section
+    silent: tuple[_Silent, ...] = ()
+
+    @cached_property
+    def answers_without_quantity(self) -> bool:
+        """Whether a statement of no quantity in another section covers the question better:
+        that is the document's answer ("3.1 PPAP: … submission Level 3" for the submission
+        level), and its quantities (a record retention in 5.2) answer other questions. Read
+        only for a pair of disagreeing answers."""
+        return any(_plain_coverage(self.reading, line) > self.coverage for line in self.silent)
 
     @cached_property
     def said_of(self) -> float:
@@ -328,10 +338,9 @@ def _answer(
 ) -> Answer | None:
     """The document's answer, read in its `sections` (`_sections` of its `items`)."""
     offered: list[_Candidate] = []
-    # how well its best statement of no quantity covers the question, by section (the leading
-    # number of a numbered clause, the heading it stands under, or its paragraph), and each
-    # line's section
-    silent: dict[str, float] = {}
+    # its lines stating no quantity, each with its section (the leading number of a numbered
+    # clause, the heading it stands under, or its paragraph), and each line's section
+    silent: list[_Silent] = []
     sections_of: dict[int, str] = {}
     section = ""
     previous_end = 0
@@ -384,21 +393,27 @@ def _answer(
             previous_end = line_start + len(line)
             sections_of[line_start] = section
             if not stated and line.strip() and not cells and not answer_types.bare_amount(line):
-                plain = _plain_coverage(reading, doc, chunk_id, heading, label, line)
-                silent[section] = max(silent.get(section, 0.0), plain)
+                silent.append(_Silent(section, chunk_id, f"{doc.title}\n{heading}\n{label}", line))
             if not (stated or candidates) and _is_heading(line):
                 heading, heading_start = line.strip(), line_start
     chosen = _chosen(reading, offered)
     if chosen is None:
         return None
-    # A statement of no quantity in another section that covers the question better is the
-    # document's answer ("3.1 PPAP: … submission Level 3" for the submission level): its
-    # quantities (a record retention in 5.2) answer other questions. A line of the chosen one's
-    # own section is its condition or scope ("5.1 Applies to … Tilbury" over "5.2 … 5 days").
+    # A line of the chosen one's own section is its condition or scope ("5.1 Applies to …
+    # Tilbury" over "5.2 … 5 days"); the others may answer the question without a quantity.
     own = sections_of.get(chosen.place.line_start)
-    if any(v > chosen.coverage for k, v in silent.items() if k != own):
-        return None
-    return _answer_of(reading, chosen)
+    elsewhere = tuple(line for line in silent if line.section != own)
+    return dataclasses.replace(_answer_of(reading, chosen), silent=elsewhere)
+
+
+@dataclass(frozen=True)
+class _Silent:
+    """A line of a document that states no quantity, with what it is read with."""
+
+    section: str
+    chunk_id: str
+    context: str  # the document's title, the line's heading and label
+    line: str
 
 
 # A numbered clause's section: 「5.」 of 「5.1」 or 「5.2」, 「三」 of 「三、」, "9" of "Section 9".
@@ -408,18 +423,16 @@ _SECTION_NUMBER = re.compile(
 )
 
 
-def _plain_coverage(
-    reading: _Reading, doc: Verified, chunk_id: str, heading: str, label: str, line: str
-) -> float:
+def _plain_coverage(reading: _Reading, silent: _Silent) -> float:
     """How well the best sentence of a line stating no quantity covers the question, read with
     the document's title, its heading and its label, as a candidate is."""
     best = 0.0
-    for start, end in spans.units(line):
+    for start, end in spans.units(silent.line):
         read = _spelled_out(
-            reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{label}\n{line[start:end]}"),
+            reading.normalized(silent.chunk_id, f"{silent.context}\n{silent.line[start:end]}"),
             reading.spelled,
         )
-        best = max(best, _coverage(reading.profile, read, reading.units(chunk_id, read)))
+        best = max(best, _coverage(reading.profile, read, reading.units(silent.chunk_id, read)))
     return best
 
 
@@ -860,7 +873,7 @@ def _disagreements(
             if not (_names_identifiers(pair.profile, a) and _names_identifiers(pair.profile, b)):
                 continue
             measure = _disagreeing_measure(a.quantities, b.quantities)
-            if measure is None:
+            if measure is None or a.answers_without_quantity or b.answers_without_quantity:
                 continue
             anchor = _anchor(pair.profile, a, b, pair.subject)
             if anchor is None or min(a.said_of, b.said_of) < SAID_OF_SHARE:
