@@ -26,6 +26,8 @@ TEMPERATURE = "temperature"
 _AUXILIARIES = (
     "do|does|did|is|are|was|were|will|would|can|could|should|must|shall|has|have|had|may|might"
 )
+# A sum of money asked for as such (Cantonese 幾多錢 too)
+_SUM_WORDS = r"多少钱|几多钱|几(?:块)?钱|多少元|几元"
 _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         DURATION,
@@ -55,10 +57,7 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         MONEY,
-        re.compile(
-            r"多少钱|几多钱|几(?:块)?钱|多少元|几元|"
-            r"how much (?:does|do|is|are|was|were|will|would|should|did)\b"
-        ),
+        re.compile(rf"{_SUM_WORDS}|how much (?:does|do|is|are|was|were|will|would|should|did)\b"),
     ),
     (
         PERCENTAGE,
@@ -112,9 +111,7 @@ _AMOUNT_NOUNS = re.compile(
     r"单价|价格|价钱|售价|进价|报价|工资|薪资|薪水|\bprices?\b|\bcosts?\b|\bsalar(?:y|ies|i)\b|"
     r"\bwages?\b"
 )
-_SUM_ASKED = re.compile(
-    r"多少钱|几多钱|几(?:块)?钱|多少元|几元|\bhow much (?:does|do|did|will)\b.*\bcost\b"
-)
+_SUM_ASKED = re.compile(rf"{_SUM_WORDS}|\bhow much (?:does|do|did|will)\b.*\bcost\b")
 # a share asked for: a percentage, or a price that is one (a surcharge on the unit price, a
 # discount)
 _SHARE_ASKED = re.compile(

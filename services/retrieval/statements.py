@@ -339,9 +339,8 @@ def _answer(
     """The document's answer, read in its `sections` (`_sections` of its `items`)."""
     offered: list[_Candidate] = []
     # its lines stating no quantity, each with its section (the leading number of a numbered
-    # clause, the heading it stands under, or its paragraph), and each line's section
+    # clause, the heading it stands under, or its paragraph)
     silent: list[_Silent] = []
-    sections_of: dict[int, str] = {}
     section = ""
     previous_end = 0
     # The currency the document names once without an amount (「單位：新臺幣」), read only for a
@@ -378,31 +377,30 @@ def _answer(
                 columns = cells  # a header row names the columns of the rows under it
             elif not cells:
                 columns = []
-            if candidates and not _about_other_members(reading, doc, chunk_id, heading, line_start):
-                place = _Place(
-                    doc, items[0], chunk_id, heading, line_start, line, heading_start, end
-                )
-                offered += [_candidate(reading, place, *candidate) for candidate in candidates]
+            heads = not (stated or candidates) and _is_heading(line)
             number = _SECTION_NUMBER.match(line)
             if number is not None:
                 section = number.group(1) or number.group(2)
-            elif not (stated or candidates) and _is_heading(line):
+            elif heads:
                 section = line.strip()
             elif "\n\n" in doc.body[previous_end:line_start]:
                 section = f"paragraph {line_start}"  # a blank line before: a paragraph of its own
             previous_end = line_start + len(line)
-            sections_of[line_start] = section
+            if candidates and not _about_other_members(reading, doc, chunk_id, heading, line_start):
+                place = _Place(
+                    doc, items[0], chunk_id, heading, line_start, line, heading_start, end, section
+                )
+                offered += [_candidate(reading, place, *candidate) for candidate in candidates]
             if not stated and line.strip() and not cells and not answer_types.bare_amount(line):
                 silent.append(_Silent(section, chunk_id, f"{doc.title}\n{heading}\n{label}", line))
-            if not (stated or candidates) and _is_heading(line):
+            if heads:
                 heading, heading_start = line.strip(), line_start
     chosen = _chosen(reading, offered)
     if chosen is None:
         return None
     # A line of the chosen one's own section is its condition or scope ("5.1 Applies to …
     # Tilbury" over "5.2 … 5 days"); the others may answer the question without a quantity.
-    own = sections_of.get(chosen.place.line_start)
-    elsewhere = tuple(line for line in silent if line.section != own)
+    elsewhere = tuple(line for line in silent if line.section != chosen.place.section)
     return dataclasses.replace(_answer_of(reading, chosen), silent=elsewhere)
 
 
@@ -426,14 +424,19 @@ _SECTION_NUMBER = re.compile(
 def _plain_coverage(reading: _Reading, silent: _Silent) -> float:
     """How well the best sentence of a line stating no quantity covers the question, read with
     the document's title, its heading and its label, as a candidate is."""
-    best = 0.0
-    for start, end in spans.units(silent.line):
-        read = _spelled_out(
-            reading.normalized(silent.chunk_id, f"{silent.context}\n{silent.line[start:end]}"),
-            reading.spelled,
-        )
-        best = max(best, _coverage(reading.profile, read, reading.units(silent.chunk_id, read)))
-    return best
+    return max(
+        (
+            _covered(reading, silent.chunk_id, f"{silent.context}\n{silent.line[start:end]}")
+            for start, end in spans.units(silent.line)
+        ),
+        default=0.0,
+    )
+
+
+def _covered(reading: _Reading, chunk_id: str, text: str) -> float:
+    """How well a chunk's text (abbreviations spelled out) covers the question."""
+    read = _spelled_out(reading.normalized(chunk_id, text), reading.spelled)
+    return _coverage(reading.profile, read, reading.units(chunk_id, read))
 
 
 def _about_other_members(
@@ -461,6 +464,7 @@ class _Place:
     line: str
     heading_start: int  # where the heading's line (or the chunk) starts
     section_end: int  # where the chunk ends
+    section: str = ""  # its numbered clause, heading or paragraph (`_answer`)
 
 
 def _candidate(
@@ -472,14 +476,12 @@ def _candidate(
     quantities: tuple[Quantity, ...],
 ) -> _Candidate:
     """A clause stating a quantity, with how well its sentence covers the question."""
-    doc, chunk_id, heading, spelled = place.doc, place.chunk_id, place.heading, reading.spelled
     # Which statement answers is read over its whole sentence: 「清洁完成后7天内未使用的，使用前
     # 须重新清洁」 says what happens after the 7 days in its next clause.
     sentence = _sentence(place.line, clause_start)
-    read = _spelled_out(
-        reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{label}\n{sentence}"), spelled
+    coverage = _covered(
+        reading, place.chunk_id, f"{place.doc.title}\n{place.heading}\n{label}\n{sentence}"
     )
-    coverage = _coverage(reading.profile, read, reading.units(chunk_id, read))
     return _Candidate(place, clause_start, clause, label, quantities, sentence, coverage)
 
 
@@ -535,11 +537,7 @@ def _best_covering(
 
 
 def _clause_coverage(reading: _Reading, candidate: _Candidate) -> float:
-    chunk_id = candidate.place.chunk_id
-    read = _spelled_out(
-        reading.normalized(chunk_id, f"{candidate.label}\n{candidate.clause}"), reading.spelled
-    )
-    return _coverage(reading.profile, read, reading.units(chunk_id, read))
+    return _covered(reading, candidate.place.chunk_id, f"{candidate.label}\n{candidate.clause}")
 
 
 def _answer_of(reading: _Reading, candidate: _Candidate) -> Answer:
