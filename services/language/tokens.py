@@ -631,6 +631,13 @@ def nominal(unit: str, normalized: str) -> bool:
     return all(flag.startswith(("n", "x", "zg", "j", "i", "l")) for flag in flags)
 
 
+def verbal(unit: str, normalized: str) -> bool:
+    """Whether the tagger reads a Chinese unit of a normalised text as a verb, every part of it
+    (「拎去」 take to, 「補返」 get a new one, 「搞定」 get done), not as a verbal noun (運費)."""
+    flags = [flag for word, flag in _tags(normalized) if word and (word in unit or unit in word)]
+    return bool(flags) and all(flag.startswith("v") and flag != "vn" for flag in flags)
+
+
 @functools.lru_cache(maxsize=4096)
 def _tags(normalized: str) -> Tagged:
     """The tagger's (word, flag) pairs of a normalised text (a question's, asked about again)."""

@@ -35,7 +35,10 @@ The rule (documented in README "Retrieval"):
      item the embedding singles out (two standard deviations above the mean, as across
      scripts), the majority is counted over the query's other words (同事 in 「下周想跟同事换个
      班，得提前多久报？」; wear and pick in "Do I have to wear gloves to pick up a glazed
-     porcelain bowl?"). A rarer word no readable document uses (a name, a term) still counts.
+     porcelain bowl?"). So is a Chinese verb (the tagger's reading) nothing readable uses:
+     what is done is said in a text's own words (「拎去」 in 「晚上幾點要將垃圾拎去垃圾房？」,
+     「搞定」). A rarer word no readable document uses (a name, a term; 片重, which the tagger
+     reads as an adjective) still counts.
    * an item the embedding singles out that names everything the question names (its subject:
      a proper noun rare in the language, a title in 《》, a capitalised word — see rule 7) and
      has at least half of its words is relevant when all it lacks is everyday language, which
@@ -205,7 +208,8 @@ def assess(
     missing_ids = [t for t in identifiers if not any(term_found(t, i.text, i.units) for i in items)]
     # Everyday words nothing readable uses are not counted where the embedding singles an
     # item out (rule 2 of the module docstring); they stay in `missing` when nothing answers.
-    comparable = [t for t in words if not _everyday_unused(t, unseen)] or words
+    question = text_analysis.normalize(query)
+    comparable = [t for t in words if not _everyday_unused(t, unseen, question)] or words
     kinds = answer_categories(query)
     names = _question_names(query)
     series = numbered(names.asking)
@@ -700,10 +704,15 @@ def _is_name(term: Term, names: _Names) -> bool:
     return term.text in names.titled or frequency.zipf(_as_name(term)) < frequency.NAME_ZIPF
 
 
-def _everyday_unused(term: Term, unseen: Container[str]) -> bool:
-    """An everyday word of the language (not a name or term: services.language.frequency)
-    that no chunk the principal may read contains."""
-    return term.text in unseen and frequency.zipf(term.text) >= frequency.NAME_ZIPF
+def _everyday_unused(term: Term, unseen: Container[str], question: str) -> bool:
+    """A word no chunk the principal may read contains that is everyday language (not a name
+    or term: services.language.frequency), or, in Chinese, a verb (the tagger's reading:
+    「拎去」, 「補返」, 「搞定」): what is done, which a text says in its own words."""
+    if term.text not in unseen:
+        return False
+    if frequency.zipf(term.text) >= frequency.NAME_ZIPF:
+        return True
+    return term.kind == "cjk" and text_analysis.verbal(term.text, question)
 
 
 # Words that place a question at the moment it is asked: "current", "now", 「現在」「目前」「而家」.

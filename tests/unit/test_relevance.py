@@ -463,6 +463,48 @@ def test_everyday_words_nothing_readable_uses_do_not_count_where_the_embedding_s
     assert not judged(query, texts, texts[0], z=1.0)
 
 
+@pytest.mark.parametrize(
+    ("texts", "query"),
+    [
+        # a property manager's house rules (Cantonese 「拎去」, take to): nothing readable
+        # says it; the rubbish room and the evening hours are there.
+        (
+            [
+                "住戶須將家居垃圾以膠袋包好綁緊，於每晚8時至9時放置於所屬樓層垃圾房，由清潔員統一收集。",
+                "會所開放時間為每日早上7時至晚上10時。",
+            ],
+            "晚上幾點要將垃圾拎去垃圾房？",
+        ),
+        # an IT desk's SLA (「搞定」, get done): the P2 row states the hours.
+        (
+            [
+                "P2：首次响应 2 小时，解决目标 24 小时，7×24 小时受理。",
+                "客户连续 48 小时未回复的 P3、P4 工单可由工程师关闭。",
+            ],
+            "P2 工单要多少小时内搞定？",
+        ),
+    ],
+)
+def test_a_verb_nothing_readable_uses_does_not_count_where_the_embedding_singles_out(
+    texts: list[str], query: str
+) -> None:
+    """What is done is said in a text's own words: a verb (the tagger's reading) that nothing
+    the principal may read contains is left out of the count, as an everyday word is, for an
+    item the embedding singles out; half of the other words were there."""
+    assert judged(query, texts, texts[0], z=3.0)
+    assert not judged(query, texts, texts[0], z=1.0)
+
+
+def test_a_noun_nothing_readable_uses_still_counts_though_the_tagger_reads_it_otherwise() -> None:
+    # A pharmaceutical QA team's deviation SOP: 片重 (tablet weight) of a batch's deviation
+    # report the person may not read is a term the tagger reads as an adjective, not a verb.
+    texts = [
+        "2.1 重大偏差：可能对患者安全、产品质量或数据可靠性造成严重影响。",
+        "3.1 发现偏差后，发现人应立即采取控制措施，并在24小时内填写《偏差报告单》交QA登记。",
+    ]
+    assert not judged("2611035那批的片重偏差定的是几级？", texts, texts[0], z=3.0)
+
+
 def test_a_rare_word_nothing_readable_uses_still_counts_against_the_item() -> None:
     # 瑞康 (a customer no readable document names) is rare in the language: the on-call rule
     # does not say how far ahead that customer has to be told, however the embedding ranks it.
