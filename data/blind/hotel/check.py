@@ -33,6 +33,7 @@ What it checks (docs/formats.md and docs/product.md as given in the brief):
   * arithmetic and calendar facts written in the bodies (deposits, dates, weekdays).
   * README: every case id has a line.
 """
+
 import argparse
 import copy
 import datetime as dt
@@ -51,10 +52,33 @@ DOC_TYPES = {"sop", "contract", "order", "quote", "mail", "note"}
 CLASSES = {"fact", "history", "inference"}
 STATUSES = {"draft", "pending_approval", "approved", "superseded", "revoked", "rejected"}
 NO_APPROVER = {"draft", "pending_approval", "rejected"}
-TASK_STATUSES = {"created", "restoring", "retrieving", "analyzing", "reviewing", "awaiting_approval",
-                 "completed", "waiting_input", "retrying", "blocked", "failed", "cancelled"}
-TASK_KEYS = {"schema_version", "tenant_id", "task_id", "revision", "status", "confirmed", "pending",
-             "next_step", "evidence_ids", "created_at", "updated_at"}
+TASK_STATUSES = {
+    "created",
+    "restoring",
+    "retrieving",
+    "analyzing",
+    "reviewing",
+    "awaiting_approval",
+    "completed",
+    "waiting_input",
+    "retrying",
+    "blocked",
+    "failed",
+    "cancelled",
+}
+TASK_KEYS = {
+    "schema_version",
+    "tenant_id",
+    "task_id",
+    "revision",
+    "status",
+    "confirmed",
+    "pending",
+    "next_step",
+    "evidence_ids",
+    "created_at",
+    "updated_at",
+}
 LANGS = {"zh-Hant", "zh-Hans", "en"}
 ID_LIMITS = {"tenant": 64, "user": 128, "document": 200, "task": 128, "customer": 128}
 MAXINT = 2147483647
@@ -109,82 +133,187 @@ def _date_en(s):
 
 
 # (ref, quote in the body, raw token inside the quote, normaliser) per side
-_KS_EXEC = [("CT-KINGSTAR-2026@1", "行政客房（單人或雙人入住）：NT$5,500 淨價", "5,500", _num),
-            ("RATE-LOAD-KINGSTAR-2026@1", "| EXK | 行政客房 | 5,200 | +10% |", "5,200", lambda x: _num(x) * 1.10)]
-_HY_MIN = [("CT-HUAYI-2026@1", "最低餐饮消费：人民币壹拾捌万元整（RMB 180,000）净价", "180,000", _num),
-           ("BEO-HUAYI-1218@1", "F&B minimum: RMB 165,000 nett", "165,000", _num)]
-_NX_CUT = [("CT-NEXAPAC-OFFSITE@1", "released back to general inventory 30 days prior to arrival, i.e. on 14 October 2026",
-            "14 October 2026", _date_en),
-           ("GRP-RESUME-NEXAPAC@1", "Release / cut-off: 23/10/2026", "23/10/2026", _date_dmy)]
+_KS_EXEC = [
+    ("CT-KINGSTAR-2026@1", "行政客房（單人或雙人入住）：NT$5,500 淨價", "5,500", _num),
+    (
+        "RATE-LOAD-KINGSTAR-2026@1",
+        "| EXK | 行政客房 | 5,200 | +10% |",
+        "5,200",
+        lambda x: _num(x) * 1.10,
+    ),
+]
+_HY_MIN = [
+    ("CT-HUAYI-2026@1", "最低餐饮消费：人民币壹拾捌万元整（RMB 180,000）净价", "180,000", _num),
+    ("BEO-HUAYI-1218@1", "F&B minimum: RMB 165,000 nett", "165,000", _num),
+]
+_NX_CUT = [
+    (
+        "CT-NEXAPAC-OFFSITE@1",
+        "released back to general inventory 30 days prior to arrival, i.e. on 14 October 2026",
+        "14 October 2026",
+        _date_en,
+    ),
+    ("GRP-RESUME-NEXAPAC@1", "Release / cut-off: 23/10/2026", "23/10/2026", _date_dmy),
+]
 CONFLICTS = {
     "kingstar-exec-conflict": _KS_EXEC,
     "huayi-fnbmin-conflict": _HY_MIN,
     "nexa-cutoff-conflict": _NX_CUT,
     "tpe-ballroom-hire-conflict": [
         ("SOP-BQT-ROOMHIRE-TPE@1", "| 寰宇廳 全廳 | 110,000 | 180,000 | 1,000 |", "180,000", _num),
-        ("FACT-TPE-VENUE-EN@1", "full day (8 hours) TWD 160,000", "160,000", _num)],
+        ("FACT-TPE-VENUE-EN@1", "full day (8 hours) TWD 160,000", "160,000", _num),
+    ],
     "sha-wine-corkage-conflict": [
         ("SOP-BQT-SHA-POLICY@1", "葡萄酒、香槟：每瓶 RMB 300", "300", _num),
-        ("MENU-SHA-BQT-2026@1", "Wine and champagne: RMB 250 per bottle", "250", _num)],
+        ("MENU-SHA-BQT-2026@1", "Wine and champagne: RMB 250 per bottle", "250", _num),
+    ],
     "task-huayi-shortfall": _HY_MIN,
     "task-nexa-cutoff": _NX_CUT,
 }
 NEAR_MISSES = {
     "kingstar-deluxe-nearmiss": [
         ("CT-KINGSTAR-2026@1", "豪華客房（單人或雙人入住）：NT$4,950 淨價", "4,950", _num),
-        ("RATE-LOAD-KINGSTAR-2026@1", "| DLK / DLT | 豪華客房 | 4,500 | +10% |", "4,500", lambda x: _num(x) * 1.10)],
+        (
+            "RATE-LOAD-KINGSTAR-2026@1",
+            "| DLK / DLT | 豪華客房 | 4,500 | +10% |",
+            "4,500",
+            lambda x: _num(x) * 1.10,
+        ),
+    ],
     "sin-fdmp-nett-nearmiss": [
-        ("PKG-MICE-SIN-2026@1", "Full-Day Meeting Package (FDMP): SGD 140++ per person", "140", lambda x: _num(x) * 1.10 * 1.09),
-        ("MAIL-SIN-PKG-FAQ@1", "S$167.86 nett per pax", "167.86", _num)],
+        (
+            "PKG-MICE-SIN-2026@1",
+            "Full-Day Meeting Package (FDMP): SGD 140++ per person",
+            "140",
+            lambda x: _num(x) * 1.10 * 1.09,
+        ),
+        ("MAIL-SIN-PKG-FAQ@1", "S$167.86 nett per pax", "167.86", _num),
+    ],
     "eng-rigging-swl-nearmiss": [
         ("ENG-TPE-RIGGING@1", "每點安全荷重 500 kg", "500", _num),
-        ("FACT-TPE-VENUE-EN@1", "safe working load 0.5 tonne per point", "0.5", lambda x: _num(x) * 1000)],
+        (
+            "FACT-TPE-VENUE-EN@1",
+            "safe working load 0.5 tonne per point",
+            "0.5",
+            lambda x: _num(x) * 1000,
+        ),
+    ],
     "sha-corkage-baijiu": [
         ("SOP-BQT-SHA-POLICY@1", "烈酒（含白酒、威士忌）：每瓶 RMB 500", "500", _num),
-        ("MENU-SHA-BQT-2026@1", "Spirits (including baijiu and whisky): RMB 500 per bottle", "500", _num)],
+        (
+            "MENU-SHA-BQT-2026@1",
+            "Spirits (including baijiu and whisky): RMB 500 per bottle",
+            "500",
+            _num,
+        ),
+    ],
     "task-kingstar-renewal": [
         ("CT-KINGSTAR-2026@1", "豪華客房（單人或雙人入住）：NT$4,950 淨價", "4,950", _num),
-        ("RATE-LOAD-KINGSTAR-2026@1", "| DLK / DLT | 豪華客房 | 4,500 | +10% |", "4,500", lambda x: _num(x) * 1.10)],
+        (
+            "RATE-LOAD-KINGSTAR-2026@1",
+            "| DLK / DLT | 豪華客房 | 4,500 | +10% |",
+            "4,500",
+            lambda x: _num(x) * 1.10,
+        ),
+    ],
 }
 # near-misses by scope: the values differ on purpose; each quote shows why they do not collide
 SCOPE_NEAR_MISSES = {
     "huayi-attrition-scope-nearmiss": [
         ("SOP-GRP-ATTRITION@3", "unless the signed group contract says otherwise"),
-        ("CT-HUAYI-2026@1", "书面减少不超过 15% 的合同间夜")],
+        ("CT-HUAYI-2026@1", "书面减少不超过 15% 的合同间夜"),
+    ],
     "sin-lateco-nonmember": [("SOP-FO-LATECO-SIN@1", "(Lumen Bay Singapore Marina)")],
     "tpe-lateco-gold": [("SOP-FO-LATECO-TPE@2", "（台北朗灣酒店）")],
-    "tpe-fnbmin-sat-dinner": [("SOP-BQT-FNBMIN-TPE@1", "| 寰宇廳 全廳 | 450,000 | 550,000 | 600,000 | 750,000 |")],
+    "tpe-fnbmin-sat-dinner": [
+        ("SOP-BQT-FNBMIN-TPE@1", "| 寰宇廳 全廳 | 450,000 | 550,000 | 600,000 | 750,000 |")
+    ],
 }
 # arithmetic / calendar statements in bodies: (ref, literal in body, computed value as text)
 _d = dt.date
 ARITHMETIC = [
     ("CT-NEXAPAC-OFFSITE@1", "180 room nights", "%d room nights" % (60 * 3)),
-    ("CT-NEXAPAC-OFFSITE@1", "SGD 15,390.00", "SGD {:,.2f}".format(180 * 285 * 0.30)),
-    ("CT-NEXAPAC-OFFSITE@1", "i.e. on 14 October 2026", "i.e. on " + (_d(2026, 11, 13) - dt.timedelta(30)).strftime("%d %B %Y").lstrip("0")),
-    ("CT-NEXAPAC-OFFSITE@1", "arrival Friday 13 November 2026", "arrival %s 13 November 2026" % _d(2026, 11, 13).strftime("%A")),
-    ("CT-NEXAPAC-OFFSITE@1", "departure Monday 16 November 2026", "departure %s 16 November 2026" % _d(2026, 11, 16).strftime("%A")),
-    ("GRP-RESUME-NEXAPAC@1", "Release / cut-off: 23/10/2026 (21 days prior)",
-     "Release / cut-off: %s (21 days prior)" % (_d(2026, 11, 13) - dt.timedelta(21)).strftime("%d/%m/%Y")),
-    ("CT-HUAYI-2026@1", "到店前 21 天（即 2026 年 11 月 26 日）",
-     "到店前 21 天（即 2026 年 11 月 %d 日）" % (_d(2026, 12, 17) - dt.timedelta(21)).day),
-    ("CT-HUAYI-2026@1", "定金人民币 90,000 元", "定金人民币 {:,} 元".format(180000 * 50 // 100)),
-    ("CT-HUAYI-2026@1", "12 月 18 日（星期五）", "12 月 18 日（星期%s）" % "一二三四五六日"[_d(2026, 12, 18).weekday()]),
+    ("CT-NEXAPAC-OFFSITE@1", "SGD 15,390.00", f"SGD {180 * 285 * 0.30:,.2f}"),
+    (
+        "CT-NEXAPAC-OFFSITE@1",
+        "i.e. on 14 October 2026",
+        "i.e. on " + (_d(2026, 11, 13) - dt.timedelta(30)).strftime("%d %B %Y").lstrip("0"),
+    ),
+    (
+        "CT-NEXAPAC-OFFSITE@1",
+        "arrival Friday 13 November 2026",
+        "arrival %s 13 November 2026" % _d(2026, 11, 13).strftime("%A"),
+    ),
+    (
+        "CT-NEXAPAC-OFFSITE@1",
+        "departure Monday 16 November 2026",
+        "departure %s 16 November 2026" % _d(2026, 11, 16).strftime("%A"),
+    ),
+    (
+        "GRP-RESUME-NEXAPAC@1",
+        "Release / cut-off: 23/10/2026 (21 days prior)",
+        "Release / cut-off: %s (21 days prior)"
+        % (_d(2026, 11, 13) - dt.timedelta(21)).strftime("%d/%m/%Y"),
+    ),
+    (
+        "CT-HUAYI-2026@1",
+        "到店前 21 天（即 2026 年 11 月 26 日）",
+        "到店前 21 天（即 2026 年 11 月 %d 日）" % (_d(2026, 12, 17) - dt.timedelta(21)).day,
+    ),
+    ("CT-HUAYI-2026@1", "定金人民币 90,000 元", f"定金人民币 {180000 * 50 // 100:,} 元"),
+    (
+        "CT-HUAYI-2026@1",
+        "12 月 18 日（星期五）",
+        "12 月 18 日（星期%s）" % "一二三四五六日"[_d(2026, 12, 18).weekday()],
+    ),
     ("MAIL-SIN-PKG-FAQ@1", "S$167.86", "S$%.2f" % (round(140 * 1.1 * 1.09 + 1e-9, 2))),
     ("MAIL-SIN-PKG-FAQ@1", "S$137.89", "S$%.2f" % (round(115 * 1.1 * 1.09 + 1e-9, 2))),
-    ("MAIL-TWDA-0902@1", "2026/11/20（五）", "2026/11/20（%s）" % "一二三四五六日"[_d(2026, 11, 20).weekday()]),
-    ("MAIL-TWDA-0902@1", "11/23（一）", "11/23（%s）" % "一二三四五六日"[_d(2026, 11, 23).weekday()]),
-    ("MAIL-TWDA-0902@1", "11/21（六）", "11/21（%s）" % "一二三四五六日"[_d(2026, 11, 21).weekday()]),
-    ("MAIL-SHA-DERUI-0917@1", "11 月 5 日（周四）", "11 月 5 日（周%s）" % "一二三四五六日"[_d(2026, 11, 5).weekday()]),
+    (
+        "MAIL-TWDA-0902@1",
+        "2026/11/20（五）",
+        "2026/11/20（%s）" % "一二三四五六日"[_d(2026, 11, 20).weekday()],
+    ),
+    (
+        "MAIL-TWDA-0902@1",
+        "11/23（一）",
+        "11/23（%s）" % "一二三四五六日"[_d(2026, 11, 23).weekday()],
+    ),
+    (
+        "MAIL-TWDA-0902@1",
+        "11/21（六）",
+        "11/21（%s）" % "一二三四五六日"[_d(2026, 11, 21).weekday()],
+    ),
+    (
+        "MAIL-SHA-DERUI-0917@1",
+        "11 月 5 日（周四）",
+        "11 月 5 日（周%s）" % "一二三四五六日"[_d(2026, 11, 5).weekday()],
+    ),
     ("MAIL-ORBIS-0916@1", "Thu 8 Oct 2026", "%s 8 Oct 2026" % _d(2026, 10, 8).strftime("%a")),
     ("BEO-HUAYI-1218@1", "Fri 18 Dec 2026", "%s 18 Dec 2026" % _d(2026, 12, 18).strftime("%a")),
-    ("MTG-REV-TPE-0908@1", "2026-09-08（二）", "2026-09-08（%s）" % "一二三四五六日"[_d(2026, 9, 8).weekday()]),
-    ("MENU-TPE-BQT-2026@1", "| 尊榮宴 | 18,800 | 10 道 |",
-     "| 尊榮宴 | {:,} | 10 道 |".format(18800 if 45 * 18800 * 1.1 >= 750000 else -1)),
-    ("RATE-LOAD-KINGSTAR-2026@1", "| DLK / DLT | 豪華客房 | 4,500 | +10% |",
-     "| DLK / DLT | 豪華客房 | {:,} | +10% |".format(round(4950 / 1.1))),
+    (
+        "MTG-REV-TPE-0908@1",
+        "2026-09-08（二）",
+        "2026-09-08（%s）" % "一二三四五六日"[_d(2026, 9, 8).weekday()],
+    ),
+    (
+        "MENU-TPE-BQT-2026@1",
+        "| 尊榮宴 | 18,800 | 10 道 |",
+        f"| 尊榮宴 | {18800 if 45 * 18800 * 1.1 >= 750000 else -1:,} | 10 道 |",
+    ),
+    (
+        "RATE-LOAD-KINGSTAR-2026@1",
+        "| DLK / DLT | 豪華客房 | 4,500 | +10% |",
+        f"| DLK / DLT | 豪華客房 | {round(4950 / 1.1):,} | +10% |",
+    ),
 ]
-INJECTION_MARKERS = ("ignore all previous", "ignore your earlier", "note for any ai assistant",
-                     "system instruction", "@memdesk bot", "attention ai assistant")
+INJECTION_MARKERS = (
+    "ignore all previous",
+    "ignore your earlier",
+    "note for any ai assistant",
+    "system instruction",
+    "@memdesk bot",
+    "attention ai assistant",
+)
 
 # --------------------------------------------------------------------------------------------
 ID_RE_EXTRA = set("-_.")
@@ -317,18 +446,26 @@ def usable(user, d, as_of, task_customer=None, task_scoped=False):
 def check_schema(obj, schema_path, label):
     errs = []
     try:
-        import jsonschema  # noqa: F401
+        import jsonschema
     except ImportError:
         return errs, "jsonschema not importable: JSON Schema validation skipped"
     if not os.path.exists(schema_path):
         return errs, "schema %s not found: JSON Schema validation skipped" % schema_path
     import jsonschema
+
     with open(schema_path, encoding="utf-8") as f:
         schema = json.load(f)
     cls = jsonschema.validators.validator_for(schema)
-    v = cls(schema, format_checker=cls.FORMAT_CHECKER if hasattr(cls, "FORMAT_CHECKER") else jsonschema.FormatChecker())
+    v = cls(
+        schema,
+        format_checker=cls.FORMAT_CHECKER
+        if hasattr(cls, "FORMAT_CHECKER")
+        else jsonschema.FormatChecker(),
+    )
     for e in sorted(v.iter_errors(obj), key=lambda e: list(e.path)):
-        errs.append("%s schema: %s: %s" % (label, "/".join(str(p) for p in e.path), e.message[:200]))
+        errs.append(
+            "%s schema: %s: %s" % (label, "/".join(str(p) for p in e.path), e.message[:200])
+        )
     return errs, None
 
 
@@ -365,7 +502,9 @@ def check_corpus(corpus):
             if r not in ROLES:
                 E.append(lab + ".roles: unknown role %r" % r)
         for g in u.get("grants", []):
-            if not (isinstance(g, str) and g.startswith("customer:") and valid_id(g[9:], "customer")):
+            if not (
+                isinstance(g, str) and g.startswith("customer:") and valid_id(g[9:], "customer")
+            ):
                 E.append(lab + ".grants: %r is not customer:<id>" % g)
 
     # customers known per tenant (grants and document scopes)
@@ -454,7 +593,10 @@ def check_corpus(corpus):
                 E.append(lab + ".approved_by: %r is not a user of the tenant" % ab)
             elif "knowledge_owner" not in u.get("roles", []):
                 E.append(lab + ".approved_by: %r is not a knowledge owner" % ab)
-        if d.get("knowledge_class") == "inference" and d.get("status") in ("approved", "superseded"):
+        if d.get("knowledge_class") == "inference" and d.get("status") in (
+            "approved",
+            "superseded",
+        ):
             E.append(lab + ": an inference is never an approved version")
 
     # version hand-over
@@ -463,10 +605,15 @@ def check_corpus(corpus):
         live = [d for d in vers if d["status"] in ("approved", "superseded")]
         for a, b in zip(live, live[1:]):
             if a.get("valid_to") is None or a["valid_to"] != b["valid_from"]:
-                E.append("%s@%d: valid_to %s should close at %s@%d valid_from %s"
-                         % (did, a["version"], a.get("valid_to"), did, b["version"], b["valid_from"]))
+                E.append(
+                    "%s@%d: valid_to %s should close at %s@%d valid_from %s"
+                    % (did, a["version"], a.get("valid_to"), did, b["version"], b["valid_from"])
+                )
         for d in vers:
-            if d["status"] == "superseded" and not any(x["version"] > d["version"] and x["status"] in ("approved", "superseded") for x in vers):
+            if d["status"] == "superseded" and not any(
+                x["version"] > d["version"] and x["status"] in ("approved", "superseded")
+                for x in vers
+            ):
                 E.append("%s@%d: superseded without a later approved version" % (did, d["version"]))
         if live and live[-1]["status"] == "superseded":
             E.append("%s: the newest approved-line version is superseded" % did)
@@ -527,13 +674,17 @@ def check_corpus(corpus):
                 E.append(lab + ".evidence_ids: %s belongs to another tenant" % eid)
             s, e = int(m.group("s")), int(m.group("e"))
             if not (0 <= s < e <= len(d["body"])):
-                E.append(lab + ".evidence_ids: %s span outside body (len %d)" % (eid, len(d["body"])))
+                E.append(
+                    lab + ".evidence_ids: %s span outside body (len %d)" % (eid, len(d["body"]))
+                )
                 continue
             want = EVIDENCE_QUOTES.get(eid)
             if want is None:
                 E.append(lab + ".evidence_ids: %s has no expected quote in check.py" % eid)
             elif d["body"][s:e] != want:
-                E.append(lab + ".evidence_ids: %s quotes %r, expected %r" % (eid, d["body"][s:e], want))
+                E.append(
+                    lab + ".evidence_ids: %s quotes %r, expected %r" % (eid, d["body"][s:e], want)
+                )
             if d["status"] != "approved":
                 E.append(lab + ".evidence_ids: %s is %s" % (eid, d["status"]))
             if cust and d.get("customer_id") and d["customer_id"] != cust:
@@ -568,7 +719,7 @@ def _values(ix, case, ann, E, label):
             E.append("%s: raw %r not in its quote" % (label, raw))
         try:
             v = norm(raw)
-        except Exception as ex:  # noqa: BLE001
+        except Exception as ex:
             E.append("%s: cannot normalise %r: %s" % (label, raw, ex))
             continue
         vals.append(round(v, 2) if isinstance(v, float) else v)
@@ -619,9 +770,14 @@ def check_golden(corpus, golden, readme_text=None):
                 continue
             task_customer = t.get("confirmed", {}).get("customer_id")
             scoped = True
-            if task_customer and "customer:" + task_customer not in u.get("grants", []) \
-                    and not ({"knowledge_owner", "admin"} & set(u.get("roles", []))):
-                E.append(lab + ": task of customer %s is invisible to %s" % (task_customer, u["user_id"]))
+            if (
+                task_customer
+                and "customer:" + task_customer not in u.get("grants", [])
+                and not ({"knowledge_owner", "admin"} & set(u.get("roles", [])))
+            ):
+                E.append(
+                    lab + ": task of customer %s is invisible to %s" % (task_customer, u["user_id"])
+                )
             if t.get("status") in ("completed", "cancelled"):
                 E.append(lab + ": task is final (%s)" % t.get("status"))
             for f in c.get("must_not_request", []):
@@ -644,7 +800,11 @@ def check_golden(corpus, golden, readme_text=None):
             for d in vs:
                 ok, why = usable(u, d, as_of, task_customer, scoped)
                 if not ok:
-                    E.append(lab + ".relevant: %s@%d not usable by %s: %s" % (d["document_id"], d["version"], u["user_id"], ", ".join(why)))
+                    E.append(
+                        lab
+                        + ".relevant: %s@%d not usable by %s: %s"
+                        % (d["document_id"], d["version"], u["user_id"], ", ".join(why))
+                    )
         for ref in forb:
             vs = ix.versions(ref)
             if not vs:
@@ -653,8 +813,11 @@ def check_golden(corpus, golden, readme_text=None):
             for d in vs:
                 ok, _ = usable(u, d, as_of, task_customer, scoped)
                 if ok:
-                    E.append(lab + ".forbidden: %s@%d is usable by %s at %s (forbidding it would be wrong)"
-                             % (d["document_id"], d["version"], u["user_id"], as_of))
+                    E.append(
+                        lab
+                        + ".forbidden: %s@%d is usable by %s at %s (forbidding it would be wrong)"
+                        % (d["document_id"], d["version"], u["user_id"], as_of)
+                    )
         rel_docs = {(d["document_id"], d["version"]) for r in rel for d in (ix.versions(r) or [])}
         forb_docs = {(d["document_id"], d["version"]) for r in forb for d in (ix.versions(r) or [])}
         if rel_docs & forb_docs:
@@ -693,20 +856,30 @@ def check_golden(corpus, golden, readme_text=None):
 
     # coverage of the brief
     cases = golden.get("cases", [])
-    tenants_asked = {ix.users[c["user_id"]]["tenant_id"] for c in cases if c.get("user_id") in ix.users}
+    tenants_asked = {
+        ix.users[c["user_id"]]["tenant_id"] for c in cases if c.get("user_id") in ix.users
+    }
     if len(tenants_asked) < 2:
         E.append("coverage: cases must come from both tenants")
-    inj_docs = [d for d in corpus.get("documents", []) if any(m in d["body"].lower() for m in INJECTION_MARKERS)]
+    inj_docs = [
+        d
+        for d in corpus.get("documents", [])
+        if any(m in d["body"].lower() for m in INJECTION_MARKERS)
+    ]
     if len(inj_docs) < 2:
         E.append("coverage: fewer than two documents carry prompt-injection text")
-    if not any(any(m in (c.get("supplement") or "").lower() for m in INJECTION_MARKERS) for c in cases):
+    if not any(
+        any(m in (c.get("supplement") or "").lower() for m in INJECTION_MARKERS) for c in cases
+    ):
         E.append("coverage: no task supplement carries prompt-injection text")
     for d in inj_docs:
         if d["status"] == "approved" and d["knowledge_class"] == "fact":
             # an approved mail may carry an injection, but it must never be the only relevant source of an ok case
             for c in cases:
                 if c.get("relevant") == ["%s@%d" % (d["document_id"], d["version"])]:
-                    E.append("coverage: %s relies only on injected %s" % (c["case_id"], d["document_id"]))
+                    E.append(
+                        "coverage: %s relies only on injected %s" % (c["case_id"], d["document_id"])
+                    )
     if readme_text is not None:
         for c in cases:
             if "`%s`" % c.get("case_id") not in readme_text:
@@ -737,39 +910,170 @@ def _task(c, tid):
 
 def mutations():
     """(name, function(corpus, golden)) — each must make the checker report an error."""
+
     def m(f):
         return f
-    yield "body edit shifts a task evidence span", m(lambda c, g: _doc(c, "MAIL-TWDA-0902@1").__setitem__(
-        "body", "（轉寄）" + _doc(c, "MAIL-TWDA-0902@1")["body"]))
-    yield "evidence id off by one", m(lambda c, g: _task(c, "GQ-TWDA-1120")["evidence_ids"].__setitem__(0, "MAIL-TWDA-0902@1:132-184"))
-    yield "evidence to another tenant", m(lambda c, g: _task(c, "GQ-TWDA-1120")["evidence_ids"].append("ORB-MAIL-KINGSTAR-0914@1:89-150"))
-    yield "conflict resolved by editing the BEO", m(lambda c, g: _doc(c, "BEO-HUAYI-1218@1").__setitem__(
-        "body", _doc(c, "BEO-HUAYI-1218@1")["body"].replace("RMB 165,000", "RMB 180,000")))
-    yield "near-miss broken (loading form 4,600)", m(lambda c, g: _doc(c, "RATE-LOAD-KINGSTAR-2026@1").__setitem__(
-        "body", _doc(c, "RATE-LOAD-KINGSTAR-2026@1")["body"].replace("| 4,500 |", "| 4,600 |")))
-    yield "Kevin gets the Kingstar grant", m(lambda c, g: next(u for u in c["users"] if u["user_id"] == "tpe.sales.kevin")["grants"].append("customer:C-KINGSTAR"))
-    yield "relevant version is superseded", m(lambda c, g: _case(g, "tpe-lateco-gold").__setitem__("relevant", ["SOP-FO-LATECO-TPE@1"]))
-    yield "forbidden version is actually usable", m(lambda c, g: _case(g, "grp-attrition-allowance")["forbidden"].append("SOP-GRP-ATTRITION@3"))
+
+    yield (
+        "body edit shifts a task evidence span",
+        m(
+            lambda c, g: _doc(c, "MAIL-TWDA-0902@1").__setitem__(
+                "body", "（轉寄）" + _doc(c, "MAIL-TWDA-0902@1")["body"]
+            )
+        ),
+    )
+    yield (
+        "evidence id off by one",
+        m(
+            lambda c, g: _task(c, "GQ-TWDA-1120")["evidence_ids"].__setitem__(
+                0, "MAIL-TWDA-0902@1:132-184"
+            )
+        ),
+    )
+    yield (
+        "evidence to another tenant",
+        m(
+            lambda c, g: _task(c, "GQ-TWDA-1120")["evidence_ids"].append(
+                "ORB-MAIL-KINGSTAR-0914@1:89-150"
+            )
+        ),
+    )
+    yield (
+        "conflict resolved by editing the BEO",
+        m(
+            lambda c, g: _doc(c, "BEO-HUAYI-1218@1").__setitem__(
+                "body", _doc(c, "BEO-HUAYI-1218@1")["body"].replace("RMB 165,000", "RMB 180,000")
+            )
+        ),
+    )
+    yield (
+        "near-miss broken (loading form 4,600)",
+        m(
+            lambda c, g: _doc(c, "RATE-LOAD-KINGSTAR-2026@1").__setitem__(
+                "body",
+                _doc(c, "RATE-LOAD-KINGSTAR-2026@1")["body"].replace("| 4,500 |", "| 4,600 |"),
+            )
+        ),
+    )
+    yield (
+        "Kevin gets the Kingstar grant",
+        m(
+            lambda c, g: next(u for u in c["users"] if u["user_id"] == "tpe.sales.kevin")[
+                "grants"
+            ].append("customer:C-KINGSTAR")
+        ),
+    )
+    yield (
+        "relevant version is superseded",
+        m(
+            lambda c, g: _case(g, "tpe-lateco-gold").__setitem__(
+                "relevant", ["SOP-FO-LATECO-TPE@1"]
+            )
+        ),
+    )
+    yield (
+        "forbidden version is actually usable",
+        m(
+            lambda c, g: _case(g, "grp-attrition-allowance")["forbidden"].append(
+                "SOP-GRP-ATTRITION@3"
+            )
+        ),
+    )
     yield "as_of moved into 2027", m(lambda c, g: g.__setitem__("as_of", "2027-02-01"))
-    yield "as_of moved after the early check-in switch", m(lambda c, g: g.__setitem__("as_of", "2026-10-09"))
-    yield "unknown user in a case", m(lambda c, g: _case(g, "hk-vip-v1").__setitem__("user_id", "tpe.sales.nobody"))
-    yield "must_not_request not confirmed", m(lambda c, g: _case(g, "task-twda-proposal")["must_not_request"].append("gala_dinner_tables"))
-    yield "draft gets an approver", m(lambda c, g: _doc(c, "DRAFT-SIN-PROMO-INJECT@1").__setitem__("approved_by", "grp.rm.joanne"))
-    yield "superseded window not closed", m(lambda c, g: _doc(c, "SOP-AV-PRICE-TPE@1").__setitem__("valid_to", "2026-02-01"))
-    yield "valid_to before valid_from", m(lambda c, g: _doc(c, "HK-SOP-VIP-AMENITY@1").__setitem__("valid_to", "2026-01-01"))
-    yield "zero-width char in a document id", m(lambda c, g: _doc(c, "HK-SOP-VIP-AMENITY@1").__setitem__("document_id", "HK-SOP-VIP\u200b-AMENITY"))
-    yield "unknown ACL entry", m(lambda c, g: _doc(c, "HK-SOP-VIP-AMENITY@1")["acl"].append("group:housekeeping"))
-    yield "customer doc opened to the tenant", m(lambda c, g: _doc(c, "CT-HUAYI-2026@1")["acl"].append("tenant"))
-    yield "extra key on a task", m(lambda c, g: _task(c, "BQ-HUAYI-1218").__setitem__("due", "2026-09-24"))
-    yield "duplicate document version", m(lambda c, g: c["documents"].append(copy.deepcopy(_doc(c, "LOYALTY-RULES@1"))))
-    yield "cross-customer relevant in a task", m(lambda c, g: _case(g, "task-kingstar-renewal")["relevant"].append("MAIL-TWDA-0902@1"))
-    yield "task invisible to its user", m(lambda c, g: _case(g, "task-huayi-shortfall").__setitem__("user_id", "sin.sales.darren"))
-    yield "wrong deposit arithmetic", m(lambda c, g: _doc(c, "CT-NEXAPAC-OFFSITE@1").__setitem__(
-        "body", _doc(c, "CT-NEXAPAC-OFFSITE@1")["body"].replace("SGD 15,390.00", "SGD 15,930.00")))
-    yield "conflict case relabelled ok", m(lambda c, g: _case(g, "sha-wine-corkage-conflict").__setitem__("expect_status", "ok"))
-    yield "injection removed from supplement", m(lambda c, g: _case(g, "task-orbis-commission-injection").__setitem__("supplement", "Pls confirm commission."))
-    yield "inference approved", m(lambda c, g: (_doc(c, "INF-SHA-HALAL@1").__setitem__("status", "approved"),
-                                                _doc(c, "INF-SHA-HALAL@1").__setitem__("approved_by", "sha.ko.zhou")))
+    yield (
+        "as_of moved after the early check-in switch",
+        m(lambda c, g: g.__setitem__("as_of", "2026-10-09")),
+    )
+    yield (
+        "unknown user in a case",
+        m(lambda c, g: _case(g, "hk-vip-v1").__setitem__("user_id", "tpe.sales.nobody")),
+    )
+    yield (
+        "must_not_request not confirmed",
+        m(
+            lambda c, g: _case(g, "task-twda-proposal")["must_not_request"].append(
+                "gala_dinner_tables"
+            )
+        ),
+    )
+    yield (
+        "draft gets an approver",
+        m(
+            lambda c, g: _doc(c, "DRAFT-SIN-PROMO-INJECT@1").__setitem__(
+                "approved_by", "grp.rm.joanne"
+            )
+        ),
+    )
+    yield (
+        "superseded window not closed",
+        m(lambda c, g: _doc(c, "SOP-AV-PRICE-TPE@1").__setitem__("valid_to", "2026-02-01")),
+    )
+    yield (
+        "valid_to before valid_from",
+        m(lambda c, g: _doc(c, "HK-SOP-VIP-AMENITY@1").__setitem__("valid_to", "2026-01-01")),
+    )
+    yield (
+        "zero-width char in a document id",
+        m(
+            lambda c, g: _doc(c, "HK-SOP-VIP-AMENITY@1").__setitem__(
+                "document_id", "HK-SOP-VIP\u200b-AMENITY"
+            )
+        ),
+    )
+    yield (
+        "unknown ACL entry",
+        m(lambda c, g: _doc(c, "HK-SOP-VIP-AMENITY@1")["acl"].append("group:housekeeping")),
+    )
+    yield (
+        "customer doc opened to the tenant",
+        m(lambda c, g: _doc(c, "CT-HUAYI-2026@1")["acl"].append("tenant")),
+    )
+    yield (
+        "extra key on a task",
+        m(lambda c, g: _task(c, "BQ-HUAYI-1218").__setitem__("due", "2026-09-24")),
+    )
+    yield (
+        "duplicate document version",
+        m(lambda c, g: c["documents"].append(copy.deepcopy(_doc(c, "LOYALTY-RULES@1")))),
+    )
+    yield (
+        "cross-customer relevant in a task",
+        m(lambda c, g: _case(g, "task-kingstar-renewal")["relevant"].append("MAIL-TWDA-0902@1")),
+    )
+    yield (
+        "task invisible to its user",
+        m(lambda c, g: _case(g, "task-huayi-shortfall").__setitem__("user_id", "sin.sales.darren")),
+    )
+    yield (
+        "wrong deposit arithmetic",
+        m(
+            lambda c, g: _doc(c, "CT-NEXAPAC-OFFSITE@1").__setitem__(
+                "body",
+                _doc(c, "CT-NEXAPAC-OFFSITE@1")["body"].replace("SGD 15,390.00", "SGD 15,930.00"),
+            )
+        ),
+    )
+    yield (
+        "conflict case relabelled ok",
+        m(lambda c, g: _case(g, "sha-wine-corkage-conflict").__setitem__("expect_status", "ok")),
+    )
+    yield (
+        "injection removed from supplement",
+        m(
+            lambda c, g: _case(g, "task-orbis-commission-injection").__setitem__(
+                "supplement", "Pls confirm commission."
+            )
+        ),
+    )
+    yield (
+        "inference approved",
+        m(
+            lambda c, g: (
+                _doc(c, "INF-SHA-HALAL@1").__setitem__("status", "approved"),
+                _doc(c, "INF-SHA-HALAL@1").__setitem__("approved_by", "sha.ko.zhou"),
+            )
+        ),
+    )
 
 
 def self_test(corpus, golden, readme_text):
@@ -791,29 +1095,58 @@ def self_test(corpus, golden, readme_text):
         print("%-45s %s%s" % (name, status, (" — " + errs[0][:110]) if errs else ""))
     # JSON-level and JSON-Schema-level mutations
     try:
-        json.loads('{"schema_version": "corpus@1", "tenants": [], "tenants": []}', object_pairs_hook=_pairs)
+        json.loads(
+            '{"schema_version": "corpus@1", "tenants": [], "tenants": []}', object_pairs_hook=_pairs
+        )
         print("%-45s MISSED" % "key given twice")
         missed += 1
     except DupKey:
         print("%-45s caught" % "key given twice")
-    schema_dir = next((d for d in (HERE, os.path.dirname(HERE), REPO_SCHEMAS) if os.path.exists(os.path.join(d, "corpus-v1.schema.json"))), None)
+    schema_dir = next(
+        (
+            d
+            for d in (HERE, os.path.dirname(HERE), REPO_SCHEMAS)
+            if os.path.exists(os.path.join(d, "corpus-v1.schema.json"))
+        ),
+        None,
+    )
     try:
         import jsonschema  # noqa: F401
+
         have_js = schema_dir is not None
     except ImportError:
         have_js = False
     if have_js:
         for name, f, which in (
-                ("schema: unknown document status", lambda c, g: c["documents"][0].__setitem__("status", "published"), "corpus"),
-                ("schema: document without body", lambda c, g: c["documents"][0].pop("body"), "corpus"),
-                ("schema: valid_from not a date", lambda c, g: c["documents"][0].__setitem__("valid_from", "2026/01/01"), "corpus"),
-                ("schema: task status unknown", lambda c, g: c["tasks"][0].__setitem__("status", "paused"), "corpus"),
-                ("schema: retrieval status ready_for_review", lambda c, g: g["cases"][0].__setitem__("expect_status", "ready_for_review"), "golden"),
-                ("schema: k = 0", lambda c, g: g["cases"][0].__setitem__("k", 0), "golden")):
+            (
+                "schema: unknown document status",
+                lambda c, g: c["documents"][0].__setitem__("status", "published"),
+                "corpus",
+            ),
+            ("schema: document without body", lambda c, g: c["documents"][0].pop("body"), "corpus"),
+            (
+                "schema: valid_from not a date",
+                lambda c, g: c["documents"][0].__setitem__("valid_from", "2026/01/01"),
+                "corpus",
+            ),
+            (
+                "schema: task status unknown",
+                lambda c, g: c["tasks"][0].__setitem__("status", "paused"),
+                "corpus",
+            ),
+            (
+                "schema: retrieval status ready_for_review",
+                lambda c, g: g["cases"][0].__setitem__("expect_status", "ready_for_review"),
+                "golden",
+            ),
+            ("schema: k = 0", lambda c, g: g["cases"][0].__setitem__("k", 0), "golden"),
+        ):
             c, g = copy.deepcopy(corpus), copy.deepcopy(golden)
             f(c, g)
             obj = c if which == "corpus" else g
-            errs, _ = check_schema(obj, os.path.join(schema_dir, "%s-v1.schema.json" % which), which)
+            errs, _ = check_schema(
+                obj, os.path.join(schema_dir, "%s-v1.schema.json" % which), which
+            )
             print("%-45s %s" % (name, "caught" if errs else "MISSED"))
             missed += 0 if errs else 1
     else:
@@ -826,7 +1159,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default=os.path.join(HERE, "hotel-corpus.json"))
     ap.add_argument("--golden", default=os.path.join(HERE, "hotel.golden.json"))
-    ap.add_argument("--schemas", default=None, help="directory with corpus-v1/golden-v1 schema files")
+    ap.add_argument(
+        "--schemas", default=None, help="directory with corpus-v1/golden-v1 schema files"
+    )
     ap.add_argument("--readme", default=os.path.join(HERE, "README.md"))
     ap.add_argument("--self-test", action="store_true")
     a = ap.parse_args(argv)
@@ -848,8 +1183,14 @@ def main(argv=None):
         return self_test(corpus, golden, readme_text)
 
     sdirs = [a.schemas] if a.schemas else [HERE, os.path.dirname(HERE), REPO_SCHEMAS]
-    for obj, fname, label in ((corpus, "corpus-v1.schema.json", "corpus"), (golden, "golden-v1.schema.json", "golden")):
-        path = next((os.path.join(d, fname) for d in sdirs if os.path.exists(os.path.join(d, fname))), os.path.join(sdirs[0], fname))
+    for obj, fname, label in (
+        (corpus, "corpus-v1.schema.json", "corpus"),
+        (golden, "golden-v1.schema.json", "golden"),
+    ):
+        path = next(
+            (os.path.join(d, fname) for d in sdirs if os.path.exists(os.path.join(d, fname))),
+            os.path.join(sdirs[0], fname),
+        )
         e, note = check_schema(obj, path, label)
         errs += e
         if note:
@@ -864,10 +1205,19 @@ def main(argv=None):
         print("%d error(s)" % len(errs))
         return 1
     from collections import Counter
+
     cnt = Counter((c["kind"], c["expect_status"]) for c in golden["cases"])
-    print("OK: %d tenants, %d users, %d document versions, %d tasks, %d cases %s"
-          % (len(corpus["tenants"]), len(corpus["users"]), len(corpus["documents"]), len(corpus["tasks"]),
-             len(golden["cases"]), dict(sorted(cnt.items()))))
+    print(
+        "OK: %d tenants, %d users, %d document versions, %d tasks, %d cases %s"
+        % (
+            len(corpus["tenants"]),
+            len(corpus["users"]),
+            len(corpus["documents"]),
+            len(corpus["tasks"]),
+            len(golden["cases"]),
+            dict(sorted(cnt.items())),
+        )
+    )
     return 0
 
 
