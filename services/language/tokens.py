@@ -627,15 +627,21 @@ def nominal(unit: str, normalized: str) -> bool:
     """Whether the tagger reads a Chinese unit of a normalised text as a noun or a name (or as
     characters it cannot tag), not as a verb, adverb or adjective: 「膨趾膜鱈」 names a thing,
     「壓完」 (finished pressing) and 「復審」 say what is done."""
-    flags = [flag for word, flag in _tags(normalized) if word and (word in unit or unit in word)]
-    return all(flag.startswith(("n", "x", "zg", "j", "i", "l")) for flag in flags)
+    return all(
+        flag.startswith(("n", "x", "zg", "j", "i", "l")) for flag in _flags(unit, normalized)
+    )
 
 
 def verbal(unit: str, normalized: str) -> bool:
     """Whether the tagger reads a Chinese unit of a normalised text as a verb, every part of it
     (「拎去」 take to, 「補返」 get a new one, 「搞定」 get done), not as a verbal noun (運費)."""
-    flags = [flag for word, flag in _tags(normalized) if word and (word in unit or unit in word)]
+    flags = _flags(unit, normalized)
     return bool(flags) and all(flag.startswith("v") and flag != "vn" for flag in flags)
+
+
+def _flags(unit: str, normalized: str) -> list[str]:
+    """The tagger's flags for the words of a normalised text that hold a unit or lie inside it."""
+    return [flag for word, flag in _tags(normalized) if word and (word in unit or unit in word)]
 
 
 @functools.lru_cache(maxsize=4096)
