@@ -504,6 +504,10 @@ def key_units(text: str) -> frozenset[str]:
 # Parts of speech that carry a topic (jieba's tags: nouns, verbs, adjectives, idioms, names,
 # foreign words); pronouns, particles, prepositions, numerals and the like never do.
 _CONTENT_POS = ("n", "v", "a", "i", "l", "j", "eng", "s", "b", "z")
+# A word opening with 哪 ("which") asks which one: the dictionary keeps some such phrases as
+# words of their own, and only what follows the question's characters names a topic (项目 of
+# 「哪些项目」; nothing of 「哪几天」「哪几种」「哪句」).
+_WHICH = "哪"
 
 
 @functools.cache
@@ -583,7 +587,7 @@ def content_words(
             if _CJK_RUN.fullmatch(word):
                 # 「要收」「前要」: a particle the segmenter glued on (words its dictionary does not
                 # know, so 「顯著」 stays whole) carries no topic.
-                if not segmenter().FREQ.get(word):
+                if not segmenter().FREQ.get(word) or word.startswith(_WHICH):
                     word = _strip_function_chars(word)
                 if len(word) < 2 or word in function_words() or all(map(is_function_char, word)):
                     continue

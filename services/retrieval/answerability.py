@@ -36,7 +36,7 @@ import re
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 
-from services.language import answer_types, frequency
+from services.language import answer_types, bilingual, frequency
 from services.language import tokens as text_analysis
 
 # Share of the query's IDF weight a span (with its title) must cover. Fitted on CMRC 2018 dev
@@ -58,6 +58,8 @@ class QueryProfile:
     asked: tuple[str, ...]  # answer types the question asks for
     script: str  # "cjk" | "latin"
     unseen: frozenset[str] = frozenset()  # units no eligible chunk contains
+    # unseen units the dictionary translates, no translation of which an eligible chunk contains
+    untranslated: frozenset[str] = frozenset()
     numbers: tuple[str, ...] = ()  # the numbers it writes (question_numbers)
 
     @property
@@ -123,8 +125,23 @@ def profile(query: str, document_frequency: Callable[[str], int], size: int) -> 
         asked=answer_types.asked(query),
         script=text_analysis.script_of(query),
         unseen=frozenset(u for u in units if df[u] == 0),
+        untranslated=frozenset(
+            u for u in units if df[u] == 0 and _said_nowhere(u, document_frequency)
+        ),
         numbers=question_numbers(query),
     )
+
+
+def _said_nowhere(unit: str, document_frequency: Callable[[str], int]) -> bool:
+    """Whether a word rare in its language (a term: kosher, 洁食), which no chunk writes, is
+    one the dictionary translates and no chunk writes any of its translations either: the
+    knowledge does not mention what it names in either language. An everyday word has senses
+    the dictionary does not list ("PM" for maintenance, not 午时), so it is never taken for
+    absent."""
+    if frequency.zipf(unit) >= frequency.NAME_ZIPF:
+        return False
+    translations = bilingual.meanings(unit) if _CJK.match(unit) else bilingual.stem_renderings(unit)
+    return bool(translations) and not any(document_frequency(t) for t in translations)
 
 
 def query_units(query: str) -> list[str]:

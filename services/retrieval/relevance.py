@@ -22,6 +22,10 @@ The rule (documented in README "Retrieval"):
      deviations above the mean over everything the principal may read (a statistic of the
      ranking; no similarity value is ever shown or used as a confidence). Either way the item
      is relevant across scripts only: the question's words are not looked for in its facts.
+     The embedding never stands for a word rare in its language that nothing the principal may
+     read writes, neither as the question writes it nor in any translation the dictionary
+     gives for it ("kosher", 洁食): the knowledge does not mention what it names
+     (`QueryProfile.untranslated`).
      Where items of the question's script match by words, an item of the other script counts
      only if they do not state the type of answer asked for (rule 4): an English manual that
      has the words of "How much do we charge to clean a split-type air conditioner?" but no
@@ -80,9 +84,12 @@ The rule (documented in README "Retrieval"):
    named only where an item writes its title whole (《命运派对》, not 命运 and 派对 apart). A
    capitalised Latin word a Chinese question keeps is a name ("Playfish"; an acronym, MOSFET,
    is a term).
-   The same for a capitalised word inside an English question's sentence ("Greenfield"), looked
-   for only where an item is written in Latin letters, with one letter wrong allowed ("Emmrich"
-   for Emmerich) and as the Chinese characters whose pinyin it is ("Huayang" for 華陽).
+   The same for a capitalised word inside an English question's sentence ("Greenfield"), or
+   opening it when rare in the language ("Huayi annual dinner F&B minimum how much?"; not
+   "Minimum charge into Chicago?"), looked for only where an item is written in Latin letters,
+   with one letter wrong allowed ("Emmrich" for Emmerich) and as the Chinese characters whose
+   pinyin it is ("Huayang" for 華陽). An English word of the dictionary that a Chinese question
+   keeps is named where an item writes its translation ("Deluxe" by 豪華客房).
 8. A year the question names as the time it asks about (「１８８７年什么联盟……」, "Who ruled
    Cyprus in 1191?") counts with its words wherever an item is compared by words, and some
    relevant item must write it: a passage about the same league or island in another year
@@ -185,6 +192,7 @@ def assess(
     *,
     distinctive: str | None = None,
     unseen: Container[str] = (),
+    untranslated: Container[str] = (),
     texts_naming: Callable[[str], Sequence[str]] | None = None,
 ) -> Assessment:
     """`distinctive`: the query's heaviest unit among those the principal's knowledge uses
@@ -231,6 +239,7 @@ def assess(
             series,
             names,
             years,
+            untranslated,
         )
         for i in items
     }
@@ -331,6 +340,17 @@ def _unnamed(
         )
         and not any(_names(_as_name(t), item.text) for item in items)
         and not any(_names_the_rest(t.text, names.asking, item.text) for item in items)
+        # an English word a Chinese question keeps ("Deluxe") is named where a Chinese item
+        # writes it in translation (豪华型, or the word inside it, 豪华)
+        and not (
+            t.kind == "word"
+            and names.kept_latin
+            and any(
+                _writes_unit(rendering, "cjk", item.text)
+                for rendering in bilingual.renderings(t.text)
+                for item in items
+            )
+        )
     ]
 
 
@@ -358,6 +378,13 @@ def _question_names(query: str) -> _Names:
     )
     proper = set(text_analysis.proper_nouns(asking)) | titled
     proper |= {text_analysis.stem(w.lower()) for w in _PROPER.findall(asked)}
+    # A sentence's first word is capitalised whatever it is: it names something only when it is
+    # rare in the language, as names are ("Huayi annual dinner F&B minimum how much?").
+    proper |= {
+        text_analysis.stem(w.lower())
+        for w in _OPENING_WORD.findall(asked)
+        if frequency.zipf(w.lower()) < frequency.NAME_ZIPF
+    }
     kept_latin = text_analysis.script_of(asking) == "cjk"
     if kept_latin:
         proper |= {text_analysis.stem(w.lower()) for w in _CAPITALISED.findall(asked)}
@@ -465,7 +492,8 @@ def question_terms(query: str) -> list[Term]:
     """What evidence has to mention: the query's identifiers and English words, and its Chinese
     words as a general-purpose segmenter cuts them (「交齊」「審核」「最晚」, not the runs left
     between function characters, 「邊審核最晚」), with the names it cannot place. A word the
-    dictionary glued to a question word (「哪些項目」) counts as the word alone."""
+    dictionary glued to a question word (「哪些項目」) counts as the word alone, and one that
+    is only the question word and a measure (「哪幾天」「哪幾種」) counts as nothing."""
     # What a query only tells still names its subject: identifiers and names count from there.
     asking, told = _asking(query)
     terms = [t for t in text_analysis.content_terms(query) if t.kind == "identifier"]
@@ -525,6 +553,9 @@ def _asking(query: str) -> tuple[str, str]:
 
 # A capitalised word inside a sentence, not its first: a name ("Singapore", "Keller").
 _PROPER = re.compile(r"(?<=[A-Za-z0-9,;:)] )[A-Z][a-z][A-Za-z-]*\b")
+
+# A capitalised word opening a sentence.
+_OPENING_WORD = re.compile(r"(?:^|(?<=[.?!] ))[A-Z][a-z][A-Za-z-]*\b")
 
 # A capitalised word of one to three letters before a full stop is an abbreviation, not a
 # sentence's end ("St. Elizabeth", "Mr. Lee", "U.S. Army").
@@ -590,6 +621,7 @@ def _relevant(
     series: dict[str, set[str]] | None = None,
     names: _Names | None = None,
     years: tuple[str, ...] = (),
+    untranslated: Container[str] = (),
 ) -> str | None:
     """ "lexical", "translated" (across scripts, by the dictionary) or "vector" when the item
     is relevant (and how), else None. `kinds`: words naming the kind of answer asked for
@@ -640,6 +672,11 @@ def _relevant(
     )
     if words and found * 2 > len(words):
         return "translated"
+    # The embedding stands in for words the dictionary cannot compare, not for a word that
+    # nothing readable says in either language ("kosher", 洁食): its pick is about something
+    # else.
+    if any(t.text in untranslated for t in words):
+        return None
     return "vector" if item.vector_z >= OUTLIER_Z else None
 
 

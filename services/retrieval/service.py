@@ -656,6 +656,7 @@ def _judge(
         items,
         distinctive=profile.distinctive,
         unseen=profile.unseen,
+        untranslated=profile.untranslated,
         texts_naming=lambda unit: texts_naming(unit, block, view, SIBLING_TEXTS),
     )
 

@@ -437,7 +437,11 @@ def judged(query: str, readable: list[str], answer: str, *, z: float) -> bool:
         query, lambda unit: answerability.document_frequency(unit, texts, units), len(texts)
     )
     found = assess(
-        query, [item(answer, z=z)], distinctive=profile.distinctive, unseen=profile.unseen
+        query,
+        [item(answer, z=z)],
+        distinctive=profile.distinctive,
+        unseen=profile.unseen,
+        untranslated=profile.untranslated,
     )
     return found.sufficient
 
@@ -1236,3 +1240,130 @@ def test_a_price_asked_as_such_is_not_stated_by_a_share_of_it():
     assert assess("What restocking fee do we charge on returns?", [restocking]).sufficient
     assert assess("restocking fee 要收幾 %？", [restocking]).sufficient
     assert assess("訂購量未達 MOQ 單價加收多少？", [surcharge]).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "asking", "topic"),
+    [
+        # a hotel group's sales desk (Traditional): 「哪幾天」 asks for the dates of the stay
+        ("牙醫學會那團要幾間房、住哪幾天？", "哪几天", "医学会"),
+        # CMRC 2018: 「哪几种」 asks which languages, 「哪句」 which remark
+        ("中南民族大学外语学院主要教授哪几种语言？", "哪几种", "语言"),
+        ("田泽湖车站在2002年凭借哪句评语获选成为东北车站百选其中之一？", "哪句", "评语"),
+        # an electronics distributor (Traditional with English)
+        ("哪幾種 ECCN 的料要先拿到客戶簽的 EUS 才能接單？", "哪几种", "eus"),
+    ],
+)
+def test_a_word_opening_with_which_asks_and_names_no_topic(query, asking, topic) -> None:
+    """The dictionary keeps some interrogative phrases as words of their own (「哪几天」 is a set
+    phrase to it); what they ask for is the kind of answer, which no text writes."""
+    terms = {t.text for t in question_terms(query)}
+    assert asking not in terms
+    assert topic in terms
+
+
+def test_a_stay_asked_for_by_which_days_is_answered_by_the_mail_that_gives_it() -> None:
+    mail = (
+        "寄件者：社團法人台灣牙醫學會 秘書處 王秘書\n"
+        "本會 2026 年度學術大會預定於台北舉辦，需求如下：\n"
+        "1. 住房：2026/11/20（五）入住，11/23（一）退房，共 3 晚，每晚 80 間豪華客房（雙人房）。"
+    )
+    texts = [mail, "3. 場租含基本音響、講台及 1 支有線麥克風；"]
+    assert judged("牙醫學會那團要幾間房、住哪幾天？", texts, mail, z=3.0)
+
+
+@pytest.mark.parametrize(
+    ("query", "other", "named"),
+    [
+        # a hotel group: the customer whose contract the person may not read, asked first
+        (
+            "Huayi annual dinner F&B minimum how much? Lily on leave",
+            "Annual dinners in the Marina Ballroom: F&B minimum SGD 30,000++.",
+            "Huayi Pharma annual dinner: F&B minimum RMB 180,000 nett.",
+        ),
+        # a freight forwarder: the shipper's contract rate, asked by the shipper's name first
+        (
+            "Brixtec - what's the +100 kilo rate into Chicago?",
+            "General air tariff, London to Chicago: +100 kilo rate GBP 2.40 per kg.",
+            "Brixtec Electronics, air London to Chicago: +100 kilo rate GBP 1.95 per kg.",
+        ),
+    ],
+)
+def test_a_rare_word_opening_the_question_is_a_name(query: str, other: str, named: str) -> None:
+    """A sentence's first word is capitalised whatever it is; one rare in the language, as names
+    are, names what the question is about, as a capitalised word inside it does."""
+    name = query.split()[0].lower()
+    assert not assess(query, [item(other, z=3.0)], unseen={name}).sufficient
+    assert assess(query, [item(named, z=3.0)]).sufficient
+
+
+def test_an_everyday_word_opening_the_question_is_no_name() -> None:
+    # a freight forwarder's tariff: "Minimum" opens the question and is everyday language
+    tariff = "Air freight to Chicago O'Hare: minimum charge GBP 75 per shipment."
+    assert assess("Minimum charge into Chicago by air?", [item(tariff)]).sufficient
+
+
+@pytest.mark.parametrize(
+    ("readable", "query", "saying"),
+    [
+        # a hotel group's banquet policies (Traditional, Simplified): kosher (洁食) is written
+        # nowhere, in English or in Chinese
+        (
+            [
+                "4. 農曆 12 月及 1 月之週末晚宴另議。",
+                "2. 素食桌菜同價，須於活動前 7 天告知桌數及個別素食份數。",
+                "- 静安大宴会厅 半厅：午宴 RMB 50,000；晚宴 RMB 80,000",
+            ],
+            "SG can do kosher meals for gala dinner or not?",
+            "清真及洁食餐须于活动前 14 天书面预订。",
+        ),
+        # a pharmaceutical QA team's SOPs (Simplified): nothing says halal (清真) either
+        (
+            [
+                "2.1 重大偏差：可能对患者安全、产品质量或数据可靠性造成严重影响。",
+                "3.1 发现偏差后，发现人应立即采取控制措施，"
+                "并在24小时内填写《偏差报告单》交QA登记。",
+            ],
+            "Does the plant hold a halal certificate for the capsules?",
+            "本厂胶囊产品已取得清真认证证书。",
+        ),
+    ],
+)
+def test_the_embedding_does_not_stand_for_a_term_said_nowhere_in_either_language(
+    readable: list[str], query: str, saying: str
+) -> None:
+    """Across scripts the embedding's pick stands in for words the dictionary cannot compare;
+    a rare word that nothing readable writes, nor any translation of it, names something the
+    knowledge never mentions."""
+    assert not judged(query, readable, readable[0], z=3.0)
+    # once some text says it in the other language (洁食, 清真), the pick may stand again
+    assert judged(query, [*readable, saying], readable[0], z=3.0)
+
+
+@pytest.mark.parametrize(
+    ("query", "answer", "unseen"),
+    [
+        # a hotel group's corporate contract (Traditional): the room type the question keeps in
+        # English is 豪華客房 there (Deluxe: 豪华型, and the word inside it, 豪华)
+        (
+            "晶星 Deluxe 協議價多少？是淨價還是要另加一成？",
+            "晶星半導體 2026 年度企業協議價合約\n"
+            "1. 豪華客房（單人或雙人入住）：NT$4,950 淨價，"
+            "已含 10% 服務費及 5% 營業稅，含一客早餐。",
+            {"delux"},
+        ),
+        # a property manager's typhoon procedure (Cantonese question, Traditional rule)
+        (
+            "Typhoon Signal No. 8 掛咗，屋苑穿梭巴士仲有冇得搭？",
+            "2. 八號烈風或暴風信號或以上：颱風期間\n"
+            "2.2 屋苑穿梭巴士服務暫停；信號除下後2小時內恢復。",
+            {"typhoon"},
+        ),
+    ],
+)
+def test_an_english_word_a_chinese_question_keeps_is_named_in_translation(
+    query: str, answer: str, unseen: set[str]
+) -> None:
+    """A capitalised English word a Chinese question keeps is taken for a name (rule 7); where
+    it is a word of the dictionary and an item writes its translation, it is named there."""
+    assert assess(query, [item(answer)], unseen=unseen).sufficient
