@@ -12,6 +12,8 @@ import jieba
 import jieba.posseg
 import opencc
 
+from services.language import units
+
 # Han, kana and hangul: scripts written without spaces, tokenised as character n-grams.
 CJK = r"\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
 _CJK_RUN = re.compile(f"[{CJK}]+")
@@ -361,10 +363,21 @@ class Term:
         return sum(covered) / len(covered)
 
 
+# A question's quantity: a number with a unit the fact reader knows (services.language.units)
+# written with two characters or more, or with one of the one-character units of time, counts
+# and money a Chinese question writes (「7 日」, 「3 月」, 「2025 年」, 「500 件」, 「15％」). Other
+# one-character units are not looked for: after a digit they are as often part of a name
+# (「32M線」, KF-40M, IPB065N15N3 G) or of a word (米栏 of 「110米栏」, hurdles).
+_QUANTITY_UNITS = "|".join(
+    re.escape(u)
+    for u in sorted(
+        {u for u in units.UNITS if len(u) > 1} | set("日天週周月年件片支元%％"),
+        key=len,
+        reverse=True,
+    )
+)
 _QUANTITY_IN_TEXT = re.compile(
-    r"[±≤≥]?\s*\d+(?:\.\d+)?\s*(?:個|个)?(?:工作天|工作日|小時|小时|分鐘|分钟|日|天|週|周|月|年|件|片|"
-    r"支|公斤|公克|公分|毫米|元|%|％|days?|hours?|weeks?|months?|years?|pcs|pieces?|mm|cm|kg|µm|"
-    r"um)(?![a-z])|"
+    rf"[±≤≥]?\s*\d+(?:\.\d+)?\s*(?:個|个)?(?:{_QUANTITY_UNITS})(?![a-z])|"
     # an amount after its currency sign, with the letters that name the dollar ("NT$400k",
     # "HK$3,200", "US$41.50", "£1.2m")
     rf"{_CURRENCY_AMOUNT}"

@@ -21,57 +21,13 @@ import unicodedata
 from dataclasses import dataclass
 
 from services.language import tokens as text_analysis
+from services.language import units
 from services.retrieval import moments
 
 MIN_SHARED_CJK_SUFFIX = 4
 
-# Canonical unit for each surface form; longer forms are tried first.
-_UNITS: dict[str, str] = {}
-for canonical, forms in {
-    "working_day": [
-        "個工作天",
-        "个工作天",
-        "個工作日",
-        "个工作日",
-        "工作天",
-        "工作日",
-        "working days",
-        "working day",
-        "business days",
-        "business day",
-    ],
-    "day": ["日", "天", "calendar days", "calendar day", "days", "day"],
-    "hour": ["小時", "小时", "hours", "hour", "hrs", "hr", "h"],
-    "minute": ["分鐘", "分钟", "minutes", "minute", "mins", "min"],
-    "week": ["週", "周", "星期", "weeks", "week"],
-    "month": ["個月", "个月", "months", "month"],
-    "year": ["年", "years", "year"],
-    "µm": ["µm", "μm", "um", "微米"],
-    "mm": ["mm", "毫米", "millimetres", "millimetre", "millimeters", "millimeter"],
-    "cm": ["cm", "公分", "厘米", "centimetres", "centimetre", "centimeters", "centimeter"],
-    "m/min": ["m/min"],
-    "m": ["公尺", "米", "m", "metres", "metre", "meters", "meter"],
-    "kg": ["kg", "公斤", "千克", "kilograms", "kilogram", "kilos", "kilo", "kgs"],
-    "g": ["公克", "g", "grams", "gram"],
-    "t": ["噸", "吨", "tonnes", "tonne", "tons", "ton"],
-    "°C": ["°c", "℃"],
-    "%": ["%", "percent"],
-    "pcs": ["件", "片", "支", "pcs", "pieces", "piece"],
-    # Currencies written after the amount (41.50 USD, 300 美元); prefixes are _CURRENCIES.
-    "TWD": ["元", "twd"],
-    "USD": ["usd", "美元", "美金"],
-    "EUR": ["eur", "euros", "euro", "歐元", "欧元"],
-    "CNY": ["cny", "rmb", "人民幣", "人民币"],
-    "GBP": ["gbp", "英鎊", "英镑"],
-    "JPY": ["jpy", "日圓", "日元", "日圆"],
-    "HKD": ["hkd", "港幣", "港币", "港元"],
-    "SGD": ["sgd"],
-    "AUD": ["aud"],
-    "CAD": ["cad"],
-    "CHF": ["chf"],
-}.items():
-    for form in forms:
-        _UNITS[form] = canonical
+# Canonical unit for each surface form (services.language.units); longer forms are tried first.
+_UNITS = units.UNITS
 _CURRENCIES = {
     "nt$": "TWD",
     "twd": "TWD",

@@ -1367,3 +1367,45 @@ def test_an_english_word_a_chinese_question_keeps_is_named_in_translation(
     """A capitalised English word a Chinese question keeps is taken for a name (rule 7); where
     it is a word of the dictionary and an item writes its translation, it is named there."""
     assert assess(query, [item(answer)], unseen=unseen).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "quantity"),
+    [
+        # a freight forwarder: a weight break said as "+100 kilo"
+        ("Brixtec - what's the +100 kilo rate into Chicago?", "kilo"),
+        # a food manufacturer's QA desk: a cook time in minutes
+        ("Is the chicken cook CCP still 72 degrees for 2 minutes?", "minut"),
+        # a pharmaceutical QA team: a stability condition (no stray "c/75" left between them)
+        ("40℃/75%RH那组样品要在哪几个月取样？", "c/75"),
+    ],
+)
+def test_a_quantity_in_a_unit_the_fact_reader_knows_is_no_topic(query: str, quantity: str) -> None:
+    """A question's quantities are values it proposes (services.language.units, the table the
+    fact reader uses), not words the evidence must write."""
+    assert quantity not in {t.text for t in question_terms(query)}
+
+
+@pytest.mark.parametrize(
+    ("query", "kept"),
+    [
+        # CMRC 2018: a bus route and the 110 m hurdles
+        ("九龙巴士32M线使用了多少辆斯堪尼亚K310UD12米？", "32m"),
+        ("戴龙·罗伯斯在2008年捷克田径大奖赛的男子110米栏比赛中的成绩是多少？", "米栏"),
+        # a Hong Kong repair desk: a fridge model; an electronics distributor: a part number
+        ("灣景酒店啲 KF-40M 換門封，幾錢一個？", "kf-40m"),
+        ("新能 2027 Q1 的 IPB065N15N3 G 配到幾顆？", "ipb065n15n3"),
+    ],
+)
+def test_a_one_character_unit_after_a_digit_is_left_to_names_and_words(query, kept) -> None:
+    assert kept in {t.text for t in question_terms(query)}
+
+
+def test_a_weight_break_asked_in_other_words_is_answered_by_the_rate_table() -> None:
+    # a freight forwarder's customer contract: "kilo" is the question's, "kg" the table's
+    contract = item(
+        "1. Airport-to-airport rates ex LHR, GBP per chargeable kg, incl. fuel and security "
+        "surcharges:\nLHR-ORD: +45 kg 3.40 | +100 kg 2.95 | +300 kg 2.60 | min 95.00",
+        title="Brixtec Electronics - air freight rate agreement",
+    )
+    assert assess("Brixtec - what's the +100 kilo rate into Chicago?", [contract]).sufficient
