@@ -68,7 +68,8 @@ The rule (documented in README "Retrieval"):
    ("Line 3", 「2號機」), and not that one, is about them: a work instruction for Line 4 (or
    its "L4" table row) does not answer for Line 3 (`numbered`). An item naming no member of
    the series (a rule for every line) is not concerned.
-6. A question about what holds now ("current", "now", 「現在」「目前」「而家」: `asks_about_now`)
+6. A question about what holds now ("current", "now", "this year", 「現在」「目前」「而家」「今年」:
+   `asks_about_now`)
    is not answered by history alone: a past quote or an old mail tells what was. A question
    asking for money is about the price now unless it places itself in the past or at a
    quotation ("last", "did", 「上次」「去年」, "what we quoted", 「给华屹报的单价」:
@@ -752,10 +753,11 @@ def _everyday_unused(term: Term, unseen: Container[str], question: str) -> bool:
     return term.kind == "cjk" and text_analysis.verbal(term.text, question)
 
 
-# Words that place a question at the moment it is asked: "current", "now", 「現在」「目前」「而家」.
+# Words that place a question at the moment it is asked: "current", "now", "this year", 「現在」
+# 「目前」「而家」「今年」.
 _NOW = re.compile(
-    r"\b(?:current(?:ly)?|now|nowadays|these days|at present|presently|today)\b|"
-    r"现在|目前|当前|现时|现行|而家|如今|眼下"
+    r"\b(?:current(?:ly)?|now|nowadays|these days|at present|presently|today|this year)\b|"
+    r"现在|目前|当前|现时|现行|而家|如今|眼下|今年|本年度"
 )
 
 

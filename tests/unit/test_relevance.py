@@ -681,6 +681,18 @@ def test_a_text_about_other_members_of_a_numbered_series_does_not_answer(query, 
             "報價單：艾克美 SUS304 固定座，單價 NT$182。",
             False,
         ),
+        # "this year" places a question at the present as "now" does: last year's quote to a
+        # dental association (a hotel group) and last year's valuation of a clock (a museum)
+        (
+            "牙醫學會去年晚宴每桌送兩瓶紅酒，今年還可以照送嗎？",
+            "台灣牙醫學會 2025 年度學術大會報價\n4. 晚宴優惠：每桌贈送紅酒 2 瓶，舞台背板一式。",
+            False,
+        ),
+        (
+            "What is the station clock valued at this year?",
+            "Valuation note, 2025: the station clock is valued at NT$1,200,000 for insurance.",
+            False,
+        ),
         # ... unless it asks what was quoted (pharma) or when (freight)
         (
             "我们给华屹报的有关物质单价是多少一个样？",
