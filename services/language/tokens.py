@@ -656,6 +656,13 @@ def verbal(unit: str, normalized: str) -> bool:
     return bool(flags) and all(flag.startswith("v") and flag != "vn" for flag in flags)
 
 
+def measure_word(normalized: str) -> bool:
+    """Whether the tagger reads the first word of a normalised Chinese text as a measure word
+    or a numeral (「間」, 「位」 after a number: a count, not a name)."""
+    tags = _tags(normalized)
+    return bool(tags) and tags[0][1].startswith(("q", "m"))
+
+
 def _flags(unit: str, normalized: str) -> list[str]:
     """The tagger's flags for the words of a normalised text that hold a unit or lie inside it."""
     return [flag for word, flag in _tags(normalized) if word and (word in unit or unit in word)]

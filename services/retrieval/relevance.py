@@ -95,8 +95,9 @@ The rule (documented in README "Retrieval"):
    Cyprus in 1191?") counts with its words wherever an item is compared by words, and some
    relevant item must write it: a passage about the same league or island in another year
    does not answer. A year is what the calendar writes (before 年, after a preposition of time,
-   a month or a quarter, or naming which one: "the 2027 sheet"), not any four digits (a 1055
-   telehandler, 1,500 件) (`_years`).
+   a month or a quarter, or naming which one: "the 2027 sheet", 「2025 夏日會議專案」,
+   「世界杯2002」), not any four digits (a 1055 telehandler, 1,500 件, a span 1993-1996)
+   (`_years`).
 9. A name the question asks about that the principal's knowledge lists with others as members
    of one set ("Sites: Leicester (UK) and Columbus, OH (US)", 「經海化、壽光、寒亭、昌邑」) has
    those others as siblings: an item naming a sibling and not the name is about the sibling —
@@ -112,7 +113,7 @@ import unicodedata
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 
-from services.language import answer_types, bilingual, frequency
+from services.language import answer_types, bilingual, frequency, units
 from services.language import tokens as text_analysis
 from services.language.tokens import Term
 from services.retrieval import facts, moments
@@ -400,6 +401,25 @@ _YEAR_LATIN = re.compile(
     r"\.?,?\s+(1\d{3}|20\d{2})\b(?![.,]?\d)"
 )
 _YEAR_NAMING = re.compile(r"\bthe\s+(19\d{2}|20\d{2})\s+([a-z]+)")
+_YEAR_BESIDE_CJK = re.compile(
+    rf"(?:(?<=[{text_analysis.CJK}])|(?<![\w.,/-]))(19\d{{2}}|20\d{{2}})(?![\d.,/-])"
+    rf"(?=\s*[{text_analysis.CJK}]|(?<=[{text_analysis.CJK}]\d{{4}}))"
+)
+
+
+def _counted(after: str) -> bool:
+    """Whether what follows a number makes it a count or a measure: a unit (「件」, 「公斤」) or a
+    word the tagger reads as a measure word (「人」 after a number, 「間」)."""
+    rest = after.lstrip()
+    if not rest:
+        return False
+    if rest.startswith("年"):
+        return True  # a year written with 年 is read by _YEAR_CJK
+    if any(rest.startswith(u) for u in units.UNITS if not u.isascii()):
+        return True
+    return text_analysis.measure_word(rest[:2])
+
+
 _SPACES = re.compile(r"\s+")
 _CAPITALISED = re.compile(r"(?<![A-Za-z])[A-Z][a-z][A-Za-z]*")
 # A foreign name as Chinese writes it: its parts joined by a middle dot (艾蒂安·保罗·马利·拉莫特).
@@ -728,6 +748,10 @@ def _years(asking: str) -> tuple[str, ...]:
     year ("a 1055 telehandler", 「1,500 件」)."""
     text = unicodedata.normalize("NFKC", asking).lower()
     found = _YEAR_CJK.findall(text) + _YEAR_LATIN.findall(text)
+    # 「2025 夏日會議專案」, 「世界杯2002」: a year of this or the last century beside Chinese words
+    # names which one, as "the 2027 sheet" does — unless a unit or a measure word follows it (a
+    # count: 「2000 人」, 「1500 件」)
+    found += [m.group(1) for m in _YEAR_BESIDE_CJK.finditer(text) if not _counted(text[m.end(1) :])]
     # "the 2027 sheet", "the 1990 edition": a year of this or the last century names which one
     found += [m.group(1) for m in _YEAR_NAMING.finditer(text) if not facts.is_unit_word(m.group(2))]
     return tuple(dict.fromkeys(found))

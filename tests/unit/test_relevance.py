@@ -996,6 +996,12 @@ def test_a_work_is_named_by_its_whole_title(query: str, whole: str, apart: str) 
             "昂塞尔德在1968年NBA选秀中于第一轮第二顺位被巴尔的摩子弹队选中。",
             "1967年，门罗在选秀中被NBA巴尔的摩子弹队选中，并同次年入队的韦斯·昂塞尔德组成了完美组合。",
         ),
+        # a hotel group: the 2025 summer package, not the 2026 one
+        (
+            "2025 夏日會議專案 1,880 那個包含哪些？",
+            "2025 夏日會議專案：每人 NT$1,880 +10%，包含會議室場租、茶點二次及午餐。",
+            "2026 夏日會議專案：每人 NT$2,200 +10%，包含會議室場租、茶點二次及午餐。",
+        ),
         # SQuAD 2.0: who ruled Cyprus in 1191, not who ruled it later
         (
             "Who ruled Cyprus in 1191?",
@@ -1027,6 +1033,16 @@ def test_a_year_the_question_names_must_be_written_by_the_answer(
         ("Can we ship the 2000 pcs order by Friday?", ()),
         ("SUS304 切削件 1,500 件大概報多少單價？", ()),  # the demo
         ("COLL-LH-1932-017 的材質是什麼？", ()),  # museum
+        # a year beside Chinese words names which one, as "the 2027 sheet" does: a hotel's
+        # 2025 summer package and 2027 rate floor; CMRC 2018's 2002 cup and 1990 currency
+        ("2025 夏日會議專案 1,880 那個包含哪些？現在還可以報嗎", ("2025",)),
+        ("2027 台北豪華客房企業價底價是多少？我要給晶星報價", ("2027",)),
+        ("青少年机器人世界杯2002在哪里举办？", ("2002",)),
+        ("1990引进的新宽扎以什么形式出现？", ("1990",)),
+        # ... not a count, a span of years or a model (CMRC 2018)
+        ("1500 件要幾天交貨？", ()),
+        ("布拉德利在1993-1996期间效力于哪个队？", ()),
+        ("M1911在哪一年被美国陆军采用成制式武器？", ()),
     ],
 )
 def test_a_year_is_a_time_as_the_calendar_writes_it_not_any_four_digits(
