@@ -151,7 +151,8 @@ _EN_STOPWORDS_TEXT = """
     say says said tell tells told ask asks asked want wants wanted give gives gave given
     get getting make makes made take takes took taken go goes going went gone come comes came
     know knows knew think thinks see sees saw seem seems look looks way ok okay yes hi hello
-    thanks thank kind regards dear etc"""
+    thanks thank kind regards dear etc
+    ah oh eh uh um hmm lah leh lor meh hor"""
 EN_STOPWORDS = frozenset(_EN_STOPWORDS_TEXT.split())
 
 

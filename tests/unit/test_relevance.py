@@ -1437,3 +1437,39 @@ def test_a_weight_break_asked_in_other_words_is_answered_by_the_rate_table() -> 
         title="Brixtec Electronics - air freight rate agreement",
     )
     assert assess("Brixtec - what's the +100 kilo rate into Chicago?", [contract]).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "particle"),
+    [
+        # a hotel group's Singapore desk and a car dealer's Kuala Lumpur branch (two sets written
+        # apart): the particles that close a colloquial question say nothing it is about
+        ("in-house guest not member want late check out till 5pm, how much to charge ah?", "ah"),
+        ("Customer from Taiwan asking lah, Corvane new car warranty now how many years?", "lah"),
+    ],
+)
+def test_a_discourse_particle_is_no_topic(query: str, particle: str) -> None:
+    assert particle not in {t.text for t in question_terms(query)}
+
+
+def test_a_particle_only_a_chat_log_writes_is_not_the_distinctive_word() -> None:
+    """Only the chat export writes "lah", so by rarity it would be the question's most
+    distinctive word, and the warranty policy, which answers, would lack it."""
+    policy = (
+        "Corvane new vehicle warranty policy v2\n"
+        "CORVANE MOTORS TAIWAN - NEW VEHICLE WARRANTY POLICY (Version 2)\nEffective: 2026-01-01\n"
+        "§1 Basic warranty: 5 years or 150,000 km, whichever comes first, from the date of first "
+        "registration."
+    )
+    chat = (
+        '[Export] WhatsApp group "KL Service Advisors" 2026-09\n'
+        "09/04 09:10 Aziz: Perdana asking discount again lah, last time we charge them RM140 per "
+        "hour right?"
+    )
+    others = [
+        "Corvane Tera MY2026 2.0T: engine oil with filter 5.2 L (TSB-CV-2026-014).",
+        "Corvane extended warranty plans for customers: EW-2 adds 2 years or 40,000 km.",
+        "Corvane Loda 60,000 km service: 3.5 labour hours.",
+    ]
+    query = "Customer from Taiwan asking lah, Corvane new car warranty now how many years or km?"
+    assert judged(query, [policy, chat, *others], policy, z=2.3)
