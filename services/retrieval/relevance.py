@@ -408,8 +408,10 @@ _YEAR_BESIDE_CJK = re.compile(
 
 
 def _counted(after: str) -> bool:
-    """Whether what follows a number makes it a count or a measure: a unit (「件」, 「公斤」) or a
-    word the tagger reads as a measure word (「人」 after a number, 「間」)."""
+    """Whether what follows a number makes it a count or a measure: a unit (「件」, 「公斤」) or
+    a word the tagger reads as a measure word or numeral (「位」, 「名」, 「次」, 「萬元」). It
+    reads 「人」 as a noun, so 「2000 人」 is taken for a year: the answer must then write 2000,
+    as a text about two thousand people does."""
     rest = after.lstrip()
     if not rest:
         return False
@@ -750,7 +752,7 @@ def _years(asking: str) -> tuple[str, ...]:
     found = _YEAR_CJK.findall(text) + _YEAR_LATIN.findall(text)
     # 「2025 夏日會議專案」, 「世界杯2002」: a year of this or the last century beside Chinese words
     # names which one, as "the 2027 sheet" does — unless a unit or a measure word follows it (a
-    # count: 「2000 人」, 「1500 件」)
+    # count: 「1500 件」, 「2000 位」)
     found += [m.group(1) for m in _YEAR_BESIDE_CJK.finditer(text) if not _counted(text[m.end(1) :])]
     # "the 2027 sheet", "the 1990 edition": a year of this or the last century names which one
     found += [m.group(1) for m in _YEAR_NAMING.finditer(text) if not facts.is_unit_word(m.group(2))]
