@@ -78,6 +78,7 @@ def test_a_stopped_chroma_server_dead_letters_the_run_and_work_resumes_when_it_r
 
     clock = FakeClock()
     store = build(settings, clock)  # a fresh process: nothing cached, every vector from Chroma
+    back = ChromaProcess(chroma.path, port=chroma.port)  # the server restarted, stopped at the end
     try:
         chroma.stop()
         done = resume_q42(store)
@@ -86,7 +87,7 @@ def test_a_stopped_chroma_server_dead_letters_the_run_and_work_resumes_when_it_r
         down = store.index.health()
         assert down.vector_count is None and not down.ok  # shown as unreachable, not crashed
 
-        ChromaProcess(chroma.path, port=chroma.port).start()  # back, same data, same address
+        back.start()  # back, same data, same address
         assert store.index.health().model_dump() == chunks
         assert store.index.health().ok
         sales = store.directory.principal("a.sales")
@@ -96,6 +97,7 @@ def test_a_stopped_chroma_server_dead_letters_the_run_and_work_resumes_when_it_r
         assert_citations_hold(store, sales, store.runs.evidence(sales, again.run_id))
     finally:
         store.close()
+        back.stop()
 
 
 # ---- the embedding model fails ---------------------------------------------------------------
