@@ -401,10 +401,14 @@ _YEAR_LATIN = re.compile(
     r"\.?,?\s+(1\d{3}|20\d{2})\b(?![.,]?\d)"
 )
 _YEAR_NAMING = re.compile(r"\bthe\s+(19\d{2}|20\d{2})\s+([a-z]+)")
+# A year right after a Chinese character (「世界杯2002」), or standing apart before one (「2025
+# 夏日會議專案」); not inside a code, a span or a decimal (M1911, 1993-1996).
 _YEAR_BESIDE_CJK = re.compile(
     rf"(?:(?<=[{text_analysis.CJK}])|(?<![\w.,/-]))(19\d{{2}}|20\d{{2}})(?![\d.,/-])"
     rf"(?=\s*[{text_analysis.CJK}]|(?<=[{text_analysis.CJK}]\d{{4}}))"
 )
+# The units written in Chinese (年 among them: 「2025年」 is _YEAR_CJK's).
+_CJK_UNITS = tuple(u for u in units.UNITS if not u.isascii())
 
 
 def _counted(after: str) -> bool:
@@ -413,13 +417,7 @@ def _counted(after: str) -> bool:
     reads 「人」 as a noun, so 「2000 人」 is taken for a year: the answer must then write 2000,
     as a text about two thousand people does."""
     rest = after.lstrip()
-    if not rest:
-        return False
-    if rest.startswith("年"):
-        return True  # a year written with 年 is read by _YEAR_CJK
-    if any(rest.startswith(u) for u in units.UNITS if not u.isascii()):
-        return True
-    return text_analysis.measure_word(rest[:2])
+    return rest.startswith(_CJK_UNITS) or text_analysis.measure_word(rest[:2])
 
 
 _SPACES = re.compile(r"\s+")
