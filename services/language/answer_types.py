@@ -1,6 +1,6 @@
 """General answer-type recognisers: what kind of answer a question asks for, and whether a text
-states one (dates, durations, money, counts, percentages, people, temperatures), in Chinese
-and English.
+states one (dates, times of day, durations, money, counts, percentages, people, temperatures),
+in Chinese and English.
 
 These are closed-class words of each language (interrogatives, calendar words, counters,
 currency signs), not the vocabulary of any corpus. Questions and texts are folded to lower case
@@ -21,6 +21,7 @@ COUNT = "count"
 PERCENTAGE = "percentage"
 PERSON = "person"
 TEMPERATURE = "temperature"
+TIME = "time"  # of day
 
 # ---- what a question asks for --------------------------------------------------------------
 _AUXILIARIES = (
@@ -51,8 +52,17 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
             rf"^\W*when\b(?![^?]*?,\s*(?:{_AUXILIARIES}|what|which|who|whom|whose|how|where|why)\b)|"
             r"\bwhen\s+(?:do|does|did|is|are|was|were|will|would|can|could|should|"
             r"must|shall|has|have|had)\b|what date|which date|what day|which day|what year|"
-            r"which year|"
-            r"what time|what month|which month"
+            r"which year|what month|which month"
+        ),
+    ),
+    (
+        TIME,
+        # a time of day asked as such: 「做到幾點」「幾點至幾點」 (「有幾點要注意」「以下幾點」
+        # count points), "what time"; hours or a slot of the day asked which ("What are the
+        # delivery hours", "between which hours", 「邊個時段」)
+        re.compile(
+            r"(?<![有这那哪下些])几点|what time|\b(?:what|which)\s+(?:[a-z'’-]+\s+){0,3}?hours\b|"
+            r"(?:哪|边|什么)(?:个|一个)?时段"
         ),
     ),
     (
@@ -157,6 +167,8 @@ _WEEKDAY = (
 _MONTH = r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|" + (
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
+# Parts of the day Chinese writes before an hour (「上午 9 時」「每晚 8 點」).
+_DAY_PARTS = "上午|早上|早晨|清晨|凌晨|中午|午间|下午|傍晚|晚上|晚间|夜晚|夜间|深夜|早|晚|夜"
 _STATES: dict[str, re.Pattern[str]] = {
     DATE: re.compile(
         rf"\d{{4}}\s*[-/.年]\s*\d{{1,2}}|{_NUM}\s*年|{_NUM}\s*月\s*{_NUM}\s*[日号]|"
@@ -169,6 +181,12 @@ _STATES: dict[str, re.Pattern[str]] = {
         r"weekend|monday|tuesday|wednesday|thursday|friday|saturday|sunday)\b|"
         r"\b(?:\w+)\s+(?:days?|weeks?|months?|years?)\s+(?:ago|later|before|after)\b|"
         r"\bcentury\b|\b\d{2,4}s\b"
+    ),
+    TIME: re.compile(
+        # 18:00, 9am, 9 p.m., 「下午 3 時」「7點半」「9時30分」 (as services.retrieval.moments
+        # reads them)
+        r"(?<![\d.])\d{1,2}\s*[:：]\s*[0-5]\d(?!\d)|\b\d{1,2}\s*(?:a\.?m\.?|p\.?m\.?)(?![a-z])|"
+        rf"(?:{_DAY_PARTS})\s*\d{{1,2}}\s*[时点]|(?<![\d.])\d{{1,2}}\s*[时点]\s*(?:半|\d{{1,2}}\s*分)"
     ),
     DURATION: re.compile(
         rf"{_NUM}\s*(?:个)?(?:工作)?(?:天|日|小时|分钟|秒|周|星期|个月|年|世纪)|"
@@ -260,6 +278,15 @@ def declared_currency(text: str) -> str | None:
     return match.group(0) if match else None
 
 
+def strength(kind: str, text: str) -> float:
+    """How fully `text` states an answer of this kind: 1 where it does, 0 where it does not, and
+    half for a "when" answered by a time of day alone (「除夕前 3 天 00:00」 against 「12 月 24 日
+    00:00」): a date says when more fully."""
+    if kind == DATE and not _STATES[DATE].search(normalize(text)):
+        return 0.5 if _STATES[TIME].search(normalize(text)) else 0.0
+    return float(states(kind, text))
+
+
 def states(kind: str, text: str, *, share: bool = True) -> bool:
     """Whether `text` states an answer of this kind. An amount of money may be written bare
     where the text names its currency once (`declared_currency`); a percentage states money
@@ -274,5 +301,7 @@ def states(kind: str, text: str, *, share: bool = True) -> bool:
         return True  # a surcharge, discount or markup is often a share of the price
     if kind == MONEY and bare_amount(text) and declared_currency(folded):
         return True
+    if kind == DATE and _STATES[TIME].search(folded):
+        return True  # "when" is answered by a time of day too (「除下後…下午 3 時後」)
     pattern = _STATES.get(kind)
     return bool(pattern and pattern.search(folded))

@@ -522,6 +522,9 @@ _CONTENT_POS = ("n", "v", "a", "i", "l", "j", "eng", "s", "b", "z")
 # words of their own, and only what follows the question's characters names a topic (项目 of
 # 「哪些项目」; nothing of 「哪几天」「哪几种」「哪句」).
 _WHICH = "哪"
+# A word that closes with 几 or 多少 ("how many") asks for a number (「百分之幾」, an idiom to the
+# tagger; 「幾成」 and 「第幾」 are numerals to it already); a noun so closing names a thing (茶几).
+_HOW_MANY = ("几", "多少")
 
 
 @functools.cache
@@ -605,6 +608,8 @@ def content_words(
                     word = _strip_function_chars(word)
                 if len(word) < 2 or word in function_words() or all(map(is_function_char, word)):
                     continue
+                if word.endswith(_HOW_MANY) and not flag.startswith("n"):
+                    continue  # 「百分之幾」 asks for a number, as 「幾成」 does: no topic
             elif _WORD.fullmatch(word):
                 if word in EN_STOPWORDS or word.isdigit() or len(word) < 2:
                     continue

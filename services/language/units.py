@@ -30,11 +30,16 @@ for canonical, forms in {
     "cm": ["cm", "公分", "厘米", "centimetres", "centimetre", "centimeters", "centimeter"],
     "m/min": ["m/min"],
     "m": ["公尺", "米", "m", "metres", "metre", "meters", "meter"],
+    "l": ["公升", "升", "litres", "litre", "liters", "liter", "l"],
+    "ml": ["毫升", "ml", "millilitres", "millilitre", "milliliters", "milliliter"],
     "kg": ["kg", "公斤", "千克", "kilograms", "kilogram", "kilos", "kilo", "kgs"],
     "g": ["公克", "g", "grams", "gram"],
     "t": ["噸", "吨", "tonnes", "tonne", "tons", "ton"],
     "°C": ["°c", "℃"],
     "%": ["%", "percent"],
+    "lux·h": ["lux·h", "lx·h"],  # exposure, not illuminance
+    "lux": ["lux", "lx", "勒克斯"],
+    "cfu": ["cfu"],  # colony-forming units (a food plant's microbiology limits)
     "pcs": ["件", "片", "支", "pcs", "pieces", "piece"],
     # Currencies written after the amount (41.50 USD, 300 美元); prefixes are _CURRENCIES.
     "TWD": ["元", "twd"],

@@ -231,7 +231,7 @@ def span_score(
         if numbers:
             written = set(_NUMBER.findall(norm.replace(",", "")))
             covered += heaviest * sum(n in written for n in numbers)
-        typed = sum(answer_types.states(t, text) for t in query.asked)
+        typed = sum(answer_types.strength(t, text) for t in query.asked)
         return covered / total + typed
 
     return score

@@ -58,17 +58,29 @@ _DATE = (
     rf"|\b(?P<fd>{_DAY})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<fm>{MONTH_NAME})\b\.?(?:\s*\d{{4}}\b)?"
 )
 _MERIDIEM = r"(?:\s*(?P<{0}>a\.?m\.?|p\.?m\.?)(?![a-z]))"
+# Chinese writes the part of the day before the hour and 时／点 after it (「上午 9 時」「晚上7點半」
+# 「下午 3 时 15 分」; text is folded to Simplified first). An hour so written is a time of day
+# only with its part of the day, its minutes, or as the end of a range that opens with one
+# (「每晚8時至9時」): 「第 1 點」「每件 3 點」「低於 1.0 時」 are numbers.
+_CJK_MORNING = ("上午", "早上", "早晨", "清晨", "凌晨", "早")
+_CJK_NOON = ("中午", "午间")
+_CJK_DAY_PARTS = "|".join(
+    (*_CJK_MORNING, *_CJK_NOON, "下午", "傍晚", "晚上", "晚间", "夜晚", "夜间", "深夜", "晚", "夜")
+)
 _CLOCK = (
-    r"(?<![\d:.])(?:(?P<{0}h>[01]?\d|2[0-4])[:：](?P<{0}m>[0-5]\d)(?![\d:])"
+    r"(?:(?<![\d:.])(?P<{0}h>[01]?\d|2[0-4])[:：](?P<{0}m>[0-5]\d)(?![\d:])"
     + _MERIDIEM.format("{0}p")
-    + r"?|(?P<{0}h2>1[0-2]|0?[1-9])"
+    + r"?|(?<![\d:.])(?P<{0}h2>1[0-2]|0?[1-9])"
     + _MERIDIEM.format("{0}p2")
+    + rf"|(?:(?P<{{0}}cp>{_CJK_DAY_PARTS})\s*)?(?<![\d.])(?P<{{0}}h3>[01]?\d|2[0-4])\s*[时点]"
+    + r"(?:\s*(?P<{0}m3>[0-5]?\d)\s*分|(?P<{0}half>半))?"
     + ")"
 )
 # What joins the two ends of a range: "to", a dash, 至／到／~, "until", "through"; a Chinese
 # range may name the day the end falls on (「至次日 06:00」「至次年 1 月 3 日」).
 _JOIN = (
-    rf"\s*(?:to|until|till|through|thru|-|–|—|~|～|至|到)\s*(?:[{text_analysis.CJK}]{{1,2}}\s*)?"
+    rf"\s*(?:to|until|till|through|thru|-|–|—|~|～|至|到)\s*"
+    rf"(?:(?!{_CJK_DAY_PARTS})[{text_analysis.CJK}]{{1,2}}\s*)?"
 )
 _DATE_AT = rf"(?:{_DATE})(?:\s*(?:{_CLOCK.format('x')}))?"
 _DATE_RE = re.compile(_DATE_AT.replace("(?P<", "(?P<a_"))
@@ -125,7 +137,8 @@ def moments(text: str, *, normalized: bool = False) -> list[Moment]:
             # the time a date names is part of that date's value, not a time of day of its own
             keep(DATE, (day,), match)
     for match in _CLOCK_RANGE.finditer(norm):
-        first, last = _minutes(match, "a"), _minutes(match, "b")
+        first = _minutes(match, "a")
+        last = _minutes(match, "b", opened=first is not None and match.group("ah3") is not None)
         if first is not None and last is not None:
             keep(CLOCK, (first, last), match)
     opening = _LEADING_SPACE.match(norm)
@@ -147,8 +160,11 @@ def _day(match: re.Match[str], side: str) -> int | None:
     return None
 
 
-def _minutes(match: re.Match[str], side: str) -> int | None:
-    """Minutes after midnight; None for a bare hour ("7" alone is no time of day)."""
+def _minutes(match: re.Match[str], side: str, *, opened: bool = False) -> int | None:
+    """Minutes after midnight; None for a bare hour ("7" alone is no time of day). `opened`: the
+    end of a range whose start is a Chinese time of day, which lends it its part of the day."""
+    if match.group(side + "h3") is not None:
+        return _cjk_minutes(match, side, opened=opened)
     hour, minute, meridiem = match.group(side + "h"), match.group(side + "m"), None
     if hour is not None:
         meridiem = match.group(side + "p")
@@ -163,6 +179,25 @@ def _minutes(match: re.Match[str], side: str) -> int | None:
         pm = meridiem.startswith("p")
         number = number % 12 + (12 if pm else 0)
     return number * 60 + int(minute or 0)
+
+
+def _cjk_minutes(match: re.Match[str], side: str, *, opened: bool) -> int | None:
+    part, minute = match.group(side + "cp"), match.group(side + "m3")
+    half = match.group(side + "half")
+    if part is None and minute is None and half is None and not opened:
+        return None
+    hour = int(match.group(side + "h3"))
+    if part is not None and part not in _CJK_MORNING:
+        if hour > 12:
+            return None
+        if hour < 12 and (part not in _CJK_NOON or hour < 11):
+            hour += 12  # 下午 3 时, 晚上 7 点, 中午 1 点; 中午 12 点 is noon
+    elif part is not None and hour > 12:
+        return None  # 上午 15 时 is no time
+    if opened and part is None and hour < 12 and match.group("acp") not in (None, *_CJK_MORNING):
+        first = int(match.group("ah3"))
+        hour += 12 if first <= hour or first == 12 else 0  # 每晚 8 时至 9 时: both in the evening
+    return hour * 60 + (30 if half else int(minute or 0))
 
 
 def _written(measure: str, part: int) -> str:

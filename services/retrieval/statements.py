@@ -73,6 +73,8 @@ _MEASURE: dict[str, tuple[str, float]] = {
     "mm": ("length", 1.0),
     "cm": ("length", 10.0),
     "m": ("length", 1000.0),
+    "l": ("volume", 1000.0),
+    "ml": ("volume", 1.0),
     "kg": ("mass", 1000.0),
     "g": ("mass", 1.0),
     "t": ("mass", 1_000_000.0),
@@ -84,6 +86,7 @@ _ANSWERS: dict[str, frozenset[str]] = {
     answer_types.MONEY: frozenset({"money", "share"}),  # surcharges are often a share
     answer_types.COUNT: frozenset({"count"}),
     answer_types.TEMPERATURE: frozenset({"°C"}),
+    answer_types.TIME: frozenset({moments.CLOCK}),
 }
 _HEADING_MAX_CHARS = 60
 # A four-digit number of years in this range names a calendar year.
@@ -304,7 +307,7 @@ class _Reading:
         """The quantities of the measures the question asks for (all, when it asks for none);
         dates and times of day only when it asks for a date or a time: a passage's dates are
         mostly when its story happened, not what a question about something else asks."""
-        asks_when = answer_types.DATE in self.profile.asked
+        asks_when = bool({answer_types.DATE, answer_types.TIME} & set(self.profile.asked))
         return tuple(
             q
             for q in found

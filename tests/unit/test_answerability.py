@@ -103,6 +103,39 @@ def test_answer_types_are_read_from_closed_class_question_words(question, kind):
     assert kind in answer_types.asked(question)
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "維修熱線星期六做到幾點？",  # hkrepair (Cantonese)
+        "值班每周一几点交接？",  # itdesk (Simplified)
+        "渤海零售的 P3 工单每天几点到几点受理？",
+        "What time of day can sandwiches leave site once QA has released them?",  # foodqa
+    ],
+)
+def test_a_time_of_day_is_asked_by_its_own_question_words(question):
+    assert answer_types.TIME in answer_types.asked(question)
+
+
+def test_points_counted_are_not_a_time_of_day():
+    # 「幾點」 after 有／這／以下 counts points to note
+    assert answer_types.asked("報價前有幾點要注意？") == ()
+    assert answer_types.asked("以下幾點請確認") == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "states"),
+    [
+        ("答：維修熱線 2388 6600，星期一至六 上午 9 時至晚上 7 時，星期日及公眾假期休息。", True),
+        ("deliveries and pickups are accepted Monday through Friday, 7:00 to 15:00", True),
+        ("Released product may leave site from 6am.", True),
+        ("- 年末封网：每年 12 月 24 日起", False),  # a date is no time of day
+        ("三、Cpk 低於 1.0 時，該特性須 100% 全檢。", False),
+    ],
+)
+def test_a_time_of_day_is_stated_as_clocks_and_chinese_hours_write_it(text, states):
+    assert answer_types.states(answer_types.TIME, text) is states
+
+
 def test_which_followed_by_a_noun_asks_for_that_noun_not_for_a_person():
     # 「邊個時段」 is "which time slot", as 「哪個時段」 is; 邊個 alone asks who
     assert answer_types.PERSON not in answer_types.asked("裝修打窿鑽牆邊個時段先准做？")

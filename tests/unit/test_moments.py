@@ -69,6 +69,59 @@ def test_what_is_not_a_date_or_a_time_of_day(text):
     assert _values(text) == []
 
 
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        # hkrepair (Traditional, Hong Kong): a hotline's hours in two documents that disagree
+        (
+            "一、維修熱線 2388 6600 服務時間：星期一至六 上午 9 時至下午 6 時；"
+            "星期日及公眾假期休息。",
+            [("clock", "09:00~18:00")],
+        ),
+        (
+            "答：維修熱線 2388 6600，星期一至六 上午 9 時至晚上 7 時，星期日及公眾假期休息。",
+            [("clock", "09:00~19:00")],
+        ),
+        # the end of a range takes the part of the day its start names (propmgmt: an estate's
+        # house rules; hkrepair: a delivery slot)
+        (
+            "1. 住戶須將家居垃圾以膠袋包好綁緊，於每晚8時至9時放置於所屬樓層垃圾房。",
+            [("clock", "20:00~21:00")],
+        ),
+        (
+            "二、送貨時段：上午 10 時至下午 1 時，或下午 2 時至 6 時；",
+            [("clock", "10:00~13:00"), ("clock", "14:00~18:00")],
+        ),
+        ("1. 每日晚上11時至翌日早上7時為靜音時段", [("clock", "23:00~07:00")]),
+        # minutes written with 分 (propmgmt; hrlegal, a site's working hours), 晚間 to the next
+        # morning (hrlegal's night-work allowance)
+        ("1. 會所開放時間為每日早上6時30分至晚上10時30分。", [("clock", "06:30~22:30")]),
+        ("工地作業時間原則為上午7時30分至下午4時30分，中午休息1小時。", [("clock", "07:30~16:30")]),
+        ("（一）晚間10時至翌日上午6時施工者，每小時另發夜間施工津貼。", [("clock", "22:00~06:00")]),
+        # museum: a time that a date names is part of the date
+        (
+            "1935 年（昭和 10 年）2 月 11 日凌晨 3 時許，榮町三丁目何記餅舖灶間失火",
+            [("date", "02-11")],
+        ),
+        ("會議於下午 3 時 15 分開始，約7點半結束", [("clock", "15:15"), ("clock", "07:30")]),
+    ],
+)
+def test_chinese_times_of_day_are_read_with_their_part_of_the_day(text, values):
+    assert _values(text) == values
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "三、Cpk 低於 1.0 時，該特性須 100% 全檢並開立矯正措施。",  # fastener: 時 is "when"
+        "企業協議客戶：依協議書之取消條款；協議書未載明者適用第 1 點。",  # hotel: a clause number
+        "膜厚量測以渦電流膜厚計每批抽測 5 件、每件 3 點，取平均值判定。",  # demo: points measured
+    ],
+)
+def test_an_hour_without_its_part_of_the_day_or_minutes_is_a_number(text):
+    assert _values(text) == []
+
+
 def test_a_range_that_opens_a_text_is_a_value_not_a_timestamp():
     assert _values("7:00 to 15:00, at the scale house") == [("clock", "07:00~15:00")]
 

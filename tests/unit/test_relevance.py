@@ -1290,6 +1290,24 @@ def test_a_word_opening_with_which_asks_and_names_no_topic(query, asking, topic)
     assert topic in terms
 
 
+@pytest.mark.parametrize(
+    ("query", "asking", "topic"),
+    [
+        # itdesk (Simplified): 「百分之几」 asks for a share of the monthly fee
+        ("华信这单抵扣封顶是月费的百分之几来着？", "百分之几", "封顶"),
+        # propmgmt (Cantonese): 「百分之幾多」 asks for an interest rate
+        ("管理費逾期利息係百分之幾多？", "百分之几", "利息"),
+    ],
+)
+def test_a_word_closing_with_how_many_asks_and_names_no_topic(query, asking, topic) -> None:
+    """「百分之幾」 is an idiom to the tagger: what it asks for is a number, which no text writes
+    as those words; a noun so closing (茶几, a tea table) still names a thing."""
+    terms = {t.text for t in question_terms(query)}
+    assert asking not in terms
+    assert topic in terms
+    assert "茶几" in {t.text for t in question_terms("茶几要多少錢？")}
+
+
 def test_a_stay_asked_for_by_which_days_is_answered_by_the_mail_that_gives_it() -> None:
     mail = (
         "寄件者：社團法人台灣牙醫學會 秘書處 王秘書\n"

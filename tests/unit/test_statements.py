@@ -18,6 +18,21 @@ from services.retrieval.embedders import UseEmbedder
 from services.retrieval.types import Evidence
 
 DOCS = {
+    # hkrepair: a retailer's service hours and its counter staff's FAQ (Cantonese), which
+    # disagree on when the repair hotline closes
+    "SOP-HOURS": (
+        "維修部服務時間",
+        "港電家品有限公司　維修部服務時間（2026年1月1日起）\n\n"
+        "一、維修熱線 2388 6600 服務時間：星期一至六 上午 9 時至下午 6 時；星期日及公眾假期休息。\n"
+        "二、上門服務時段：星期一至六 上午 9 時至晚上 9 時（晚上 7 時後之附加費按"
+        "《上門檢查及維修收費標準》收取）；星期日及公眾假期上門只限預約。",
+    ),
+    "FAQ-CS": (
+        "客戶服務常見問題（門市及熱線用）",
+        "客戶服務常見問題（門市及熱線同事適用，2026年3月版）\n\n問：維修熱線幾點至幾點有人聽？\n"
+        "答：維修熱線 2388 6600，星期一至六 上午 9 時至晚上 7 時，星期日及公眾假期休息。\n\n"
+        "問：安心保要喺幾耐之內登記？\n答：購買日起計 60 日內登記。",
+    ),
     # demo: two calibration rules that disagree on the handheld gauges' interval
     "SOP-CALIB-EN": (
         "Measuring Equipment Calibration Procedure",
@@ -409,6 +424,17 @@ def test_two_documents_stating_the_asked_quantity_differently_conflict(query, do
         assert value.quote in body and value.value.split()[0] in value.quote
 
 
+def test_two_documents_stating_another_time_of_day_for_the_asked_one_conflict():
+    # hkrepair: 「做到幾點」 asks for a time of day; the SOP closes the hotline at 6 pm, the FAQ
+    # at 7 pm (Chinese hours, read with their part of the day)
+    found, _cited = conflicts("維修熱線星期六做到幾點？", "SOP-HOURS", "FAQ-CS")
+    assert len(found) == 1
+    assert {v.document_id: v.value for v in found[0].values} == {
+        "SOP-HOURS": "上午 9 时至下午 6 时",
+        "FAQ-CS": "上午 9 时至晚上 7 时",
+    }
+
+
 def test_the_same_amount_in_another_unit_is_no_conflict():
     found, _ = conflicts(
         "How many hours before the CY cut-off must the VGM reach the carrier?",
@@ -536,6 +562,16 @@ def test_quantities_are_read_wherever_they_stand_in_a_clause(clause, shown):
         ("within a 3 metre radius of the breakage", "length", 3000.0),
         ("周围2米以内的产品", "length", 2000.0),
         ("the heaviest lift is 12 tonnes", "mass", 12_000_000.0),
+        # volumes: a dealer's oil capacity in a Chinese SOP and an English bulletin; a fridge's
+        # capacity in a Hong Kong retailer's rules and in its English manual
+        ("4.3 Tera MY2026 2.0T：4.8 公升", "volume", 4800.0),
+        ("2. Engine oil capacity with filter change: 5.2 L", "volume", 5200.0),
+        ("雪櫃（300 公升以上）", "volume", 300_000.0),
+        ("1. Capacity: 520 L gross", "volume", 520_000.0),
+        # illuminance and exposure (a museum's light limits), colony counts (a food plant)
+        ("照度不得超過 50 lux", "lux", 50.0),
+        ("每年累計曝光量不得超過 120,000 lux·h", "lux·h", 120_000.0),
+        ("Listeria monocytogenes < 20 cfu/g", "cfu", 20.0),
     ],
 )
 def test_currencies_and_units_are_read_as_they_are_written(clause, measure, amount):
