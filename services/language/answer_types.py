@@ -9,9 +9,10 @@ and Simplified script before matching, so Traditional text needs no patterns of 
 
 from __future__ import annotations
 
+import functools
 import re
 
-from services.language import frequency
+from services.language import frequency, units
 from services.language.tokens import normalize, people_named
 
 DATE = "date"
@@ -148,14 +149,54 @@ def names_a_price(word: str) -> bool:
     return any(_MONEY_NOUNS.search(form) for form in (folded, folded + "e"))
 
 
+# An amount asked for in a unit of measure (「幾公斤」「多少公里」「幾多米」, "how many litres"):
+# the answer is a quantity of that measure, in any of its units (`measure_kind`).
+_MEASURE_FORMS = sorted(
+    (form for form, unit in units.UNITS.items() if unit in units.MEASURES), key=len, reverse=True
+)
+_MEASURE_ASKED = re.compile(
+    r"(?:几|多少|几多)\s*(?:个)?\s*(?P<cjk>"
+    + "|".join(re.escape(f) for f in _MEASURE_FORMS)
+    + r")(?![a-z])|\bhow many\s+(?P<en>"
+    + "|".join(re.escape(f) for f in _MEASURE_FORMS if f.isascii() and len(f) > 1)
+    + r")\b"
+)
+MEASURE_PREFIX = "measure:"
+
+
+def measure_kind(measure: str) -> str:
+    """The answer type of an amount of one measure ("measure:length")."""
+    return MEASURE_PREFIX + measure
+
+
+# Interrogatives asking for a place, a reason or a meaning: such a question asks for no amount
+# (「德龙烟铁路经过哪些地方？」, 「这个名字有什么意思？」, "Where do we deliver?", "Why was it
+# rejected?").
+_NO_AMOUNT = re.compile(
+    r"哪里|哪儿|哪些地方|什么地方|何处|何地|在哪|去哪|边度|为什么|为何|点解|什么意思|什么含义|"
+    # "where" and "why" as interrogatives: first, or before their auxiliary ("any case where
+    # it can be shorter" is a relative clause)
+    rf"^\W*(?:where|why)\b|\b(?:where|why)\s+(?:{_AUXILIARIES})\b|\bwhat does\b.*\bmean\b"
+)
+
+
+def asks_no_amount(question: str) -> bool:
+    """Whether a question asks only where, why or what something means: no amount answers it."""
+    return not asked(question) and bool(_NO_AMOUNT.search(normalize(question)))
+
+
 def asked(question: str) -> tuple[str, ...]:
     """The answer types a question asks for (none for a question asking for a procedure)."""
     text = normalize(question)
     kinds = [kind for kind, pattern in _ASKS if pattern.search(text)]
+    for match in _MEASURE_ASKED.finditer(text):
+        kind = measure_kind(units.MEASURES[units.UNITS[match.group("cjk") or match.group("en")]])
+        if kind not in kinds:
+            kinds.append(kind)
     if not kinds and _MONEY_NOUNS.search(text):
         kinds.append(MONEY)
-    if DURATION in kinds and COUNT in kinds:
-        kinds.remove(COUNT)  # "how many days" asks for a duration
+    if COUNT in kinds and (DURATION in kinds or any(k.startswith(MEASURE_PREFIX) for k in kinds)):
+        kinds.remove(COUNT)  # "how many days" asks for a duration, "how many litres" a volume
     return tuple(kinds)
 
 
@@ -303,5 +344,18 @@ def states(kind: str, text: str, *, share: bool = True) -> bool:
         return True
     if kind == DATE and _STATES[TIME].search(folded):
         return True  # "when" is answered by a time of day too (「除下後…下午 3 時後」)
+    if kind.startswith(MEASURE_PREFIX):
+        return bool(_stated_in(kind.removeprefix(MEASURE_PREFIX)).search(folded))
     pattern = _STATES.get(kind)
     return bool(pattern and pattern.search(folded))
+
+
+@functools.cache
+def _stated_in(measure: str) -> re.Pattern[str]:
+    """An amount written in a unit of `measure` (「4.8 公升」, "5.2 L", 「30,000 公里」)."""
+    forms = sorted(
+        (f for f, unit in units.UNITS.items() if units.MEASURES.get(unit) == measure),
+        key=len,
+        reverse=True,
+    )
+    return re.compile(r"\d[\d,.]*\s*(?:" + "|".join(map(re.escape, forms)) + r")(?![a-z])")

@@ -29,6 +29,7 @@ for canonical, forms in {
     "mm": ["mm", "毫米", "millimetres", "millimetre", "millimeters", "millimeter"],
     "cm": ["cm", "公分", "厘米", "centimetres", "centimetre", "centimeters", "centimeter"],
     "m/min": ["m/min"],
+    "km": ["公里", "千米", "km", "kilometres", "kilometre", "kilometers", "kilometer"],
     "m": ["公尺", "米", "m", "metres", "metre", "meters", "meter"],
     "l": ["公升", "升", "litres", "litre", "liters", "liter", "l"],
     "ml": ["毫升", "ml", "millilitres", "millilitre", "milliliters", "milliliter"],
@@ -56,3 +57,23 @@ for canonical, forms in {
 }.items():
     for form in forms:
         UNITS[form] = canonical
+
+
+# What each unit measures, for a question asking for an amount in one (「幾公斤」, "how many
+# litres"): any unit of the same measure answers it. Units of time, temperature, shares and money
+# are asked for by answer types of their own (services.language.answer_types).
+MEASURES: dict[str, str] = {
+    "µm": "length",
+    "mm": "length",
+    "cm": "length",
+    "m": "length",
+    "km": "length",
+    "kg": "mass",
+    "g": "mass",
+    "t": "mass",
+    "l": "volume",
+    "ml": "volume",
+    "lux": "lux",
+    "lux·h": "lux·h",
+    "cfu": "cfu",
+}

@@ -73,6 +73,7 @@ _MEASURE: dict[str, tuple[str, float]] = {
     "mm": ("length", 1.0),
     "cm": ("length", 10.0),
     "m": ("length", 1000.0),
+    "km": ("length", 1_000_000.0),
     "l": ("volume", 1000.0),
     "ml": ("volume", 1.0),
     "kg": ("mass", 1000.0),
@@ -246,8 +247,20 @@ def question_conflicts(
 
 def _asked_measures(profile: QueryProfile) -> frozenset[str] | None:
     if not profile.asked:
-        return None
-    wanted = frozenset().union(*(_ANSWERS.get(kind, frozenset()) for kind in profile.asked))
+        # a question asking where, why or what a thing means compares no amount (two passages
+        # giving the lengths of one railway do not disagree on the places it passes)
+        return frozenset() if answer_types.asks_no_amount(profile.query) else None
+    wanted = frozenset().union(
+        *(
+            _ANSWERS.get(kind, frozenset())
+            | (
+                {kind.removeprefix(answer_types.MEASURE_PREFIX)}
+                if kind.startswith(answer_types.MEASURE_PREFIX)
+                else frozenset()
+            )
+            for kind in profile.asked
+        )
+    )
     return wanted or None
 
 

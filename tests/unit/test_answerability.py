@@ -116,6 +116,59 @@ def test_a_time_of_day_is_asked_by_its_own_question_words(question):
     assert answer_types.TIME in answer_types.asked(question)
 
 
+@pytest.mark.parametrize(
+    ("question", "measure"),
+    [
+        ("鼎盛合約裡面免費取送車是幾公里內？", "length"),  # dealer (Traditional)
+        ("玻璃打碎了，周围几米以内的产品要报废？", "length"),  # foodqa (Simplified)
+        ("外銷紙箱 一箱最多幾公斤", "mass"),  # fastener
+        ("Tera MY2026 2.0T 四萬定保，機油含濾芯要備幾公升？", "volume"),  # dealer
+        ("LH-1932-017 那個青花大盤，展出時燈光最亮能到幾 lux？", "lux"),  # museum
+        ("稳定性的光照试验总照度要达到多少lux·h？", "lux·h"),  # pharma
+        ("How many litres of engine oil does it take?", "volume"),
+    ],
+)
+def test_an_amount_asked_in_a_unit_asks_for_that_measure(question, measure):
+    kinds = answer_types.asked(question)
+    assert answer_types.measure_kind(measure) in kinds
+    assert answer_types.COUNT not in kinds  # "how many litres" asks a volume, not a count
+
+
+@pytest.mark.parametrize(
+    ("measure", "text", "states"),
+    [
+        ("length", "3.1 服務廠 15 公里內免費取送車。", True),  # dealer, in another unit too
+        ("length", "All exposed product within 2 metres of the breakage is scrapped", True),
+        ("length", "3. 合約正本存放於法務課，本頁不摘錄折扣與取送車條款。", False),
+        ("mass", "二、外銷紙箱：雙層瓦楞紙箱（AB 楞），每箱毛重不得超過 25 公斤；", True),
+        ("mass", "Max. gross weight per carton: 20 kg.", True),
+        ("volume", "2. Engine oil capacity with filter change: 5.2 L", True),
+    ],
+)
+def test_an_amount_of_a_measure_is_stated_in_any_of_its_units(measure, text, states):
+    assert answer_types.states(answer_types.measure_kind(measure), text) is states
+
+
+@pytest.mark.parametrize(
+    ("question", "no_amount"),
+    [
+        ("德龙烟铁路经过哪些地方？", True),  # CMRC 2018: places
+        ("雅芳河这个名字有什么意思？", True),  # CMRC 2018: a meaning
+        ("Why was the lot rejected?", True),
+        ("Kraft 的閥體詢價要幾件、送到哪裡？", False),  # demo: a count is asked too
+        # hrlegal: "where" in a relative clause asks nothing
+        (
+            "What's the minimum rest between two shifts, and is there any case where it can be "
+            "shorter?",
+            False,
+        ),
+        ("一般散客取送車幾公里內免費？超過的怎麼算", False),  # dealer: "how" is reckoned in money
+    ],
+)
+def test_a_question_asking_where_why_or_what_a_name_means_asks_no_amount(question, no_amount):
+    assert answer_types.asks_no_amount(question) is no_amount
+
+
 def test_points_counted_are_not_a_time_of_day():
     # 「幾點」 after 有／這／以下 counts points to note
     assert answer_types.asked("報價前有幾點要注意？") == ()

@@ -1308,6 +1308,20 @@ def test_a_word_closing_with_how_many_asks_and_names_no_topic(query, asking, top
     assert "茶几" in {t.text for t in question_terms("茶几要多少錢？")}
 
 
+def test_an_amount_asked_in_a_unit_needs_an_item_stating_one() -> None:
+    # dealer: the fleet company's vendor sheet names the contract and its pickup terms but says
+    # it does not excerpt them; the dealer's own pickup rule states the distance
+    vendor = item(
+        "3. 合約正本存放於法務課，本頁不摘錄折扣與取送車條款。", title="鼎盛汽車 合約摘要"
+    )
+    assert not assess("鼎盛合約裡面免費取送車是幾公里內？", [vendor]).sufficient
+    rule = item("3.1 服務廠 15 公里內免費取送車。", title="鼎盛汽車 取送車辦法")
+    assert assess("鼎盛免費取送車是幾公里內？", [rule]).sufficient
+    # fastener: the carton rule states the weight asked for
+    carton = item("二、外銷紙箱：雙層瓦楞紙箱（AB 楞），每箱毛重不得超過 25 公斤；")
+    assert assess("外銷紙箱 一箱最多幾公斤", [carton]).sufficient
+
+
 def test_a_stay_asked_for_by_which_days_is_answered_by_the_mail_that_gives_it() -> None:
     mail = (
         "寄件者：社團法人台灣牙醫學會 秘書處 王秘書\n"

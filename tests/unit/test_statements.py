@@ -435,6 +435,18 @@ def test_two_documents_stating_another_time_of_day_for_the_asked_one_conflict():
     }
 
 
+def test_a_question_asking_where_compares_no_amount():
+    # the two cut-off notes disagree on the VGM deadline, which a question about where the VGM
+    # goes does not ask (CMRC 2018's 「德龙烟铁路经过哪些地方？」 likewise: two passages giving the
+    # railway's lengths do not disagree on the places it passes)
+    assert (
+        conflicts(
+            "Where does the verified gross mass go before the CY cut-off?", "SOP-SEA", "NOTE-CUTOFF"
+        )[0]
+        == []
+    )
+
+
 def test_the_same_amount_in_another_unit_is_no_conflict():
     found, _ = conflicts(
         "How many hours before the CY cut-off must the VGM reach the carrier?",
