@@ -178,6 +178,7 @@ def test_split_metrics_count_a_leaked_passage_and_wrong_statuses():
         "fastener",
         "hotel",
         "dealer",
+        "clinic",
     ],
 )
 def test_each_blind_dataset_validates_as_corpus_and_golden(name):
@@ -190,7 +191,9 @@ def test_each_blind_dataset_validates_as_corpus_and_golden(name):
     assert {case.kind for case in cases} == {"retrieval", "task"}
 
 
-@pytest.mark.parametrize("name", ["foodqa", "propmgmt", "hkrepair", "fastener", "hotel", "dealer"])
+@pytest.mark.parametrize(
+    "name", ["foodqa", "propmgmt", "hkrepair", "fastener", "hotel", "dealer", "clinic"]
+)
 def test_a_blind_dataset_s_own_checker_finds_it_clean(name):
     checker = BLIND / name / "check.py"
     done = subprocess.run(
