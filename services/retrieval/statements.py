@@ -49,7 +49,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from services.contracts.evidence_id import evidence_id_for
-from services.language import answer_types, bilingual
+from services.language import answer_types, bilingual, units
 from services.language import tokens as text_analysis
 from services.language.frequency import NAME_ZIPF, informativeness, zipf
 from services.retrieval import facts, moments, relevance, spans
@@ -69,16 +69,22 @@ _MEASURE: dict[str, tuple[str, float]] = {
     "year": ("duration", 365.0),
     "working_day": ("working_days", 1.0),
     "%": ("share", 1.0),
-    "µm": ("length", 0.001),
-    "mm": ("length", 1.0),
-    "cm": ("length", 10.0),
-    "m": ("length", 1000.0),
-    "km": ("length", 1_000_000.0),
-    "l": ("volume", 1000.0),
-    "ml": ("volume", 1.0),
-    "kg": ("mass", 1000.0),
-    "g": ("mass", 1.0),
-    "t": ("mass", 1_000_000.0),
+    # lengths in mm, volumes in ml, masses in g; what each measures is units.MEASURES
+    **{
+        unit: (units.MEASURES[unit], scale)
+        for unit, scale in {
+            "µm": 0.001,
+            "mm": 1.0,
+            "cm": 10.0,
+            "m": 1000.0,
+            "km": 1_000_000.0,
+            "l": 1000.0,
+            "ml": 1.0,
+            "kg": 1000.0,
+            "g": 1.0,
+            "t": 1_000_000.0,
+        }.items()
+    },
 }
 # Which measures answer which asked type (services.language.answer_types).
 _ANSWERS: dict[str, frozenset[str]] = {
@@ -241,8 +247,8 @@ def question_conflicts(
     }
     conflicts = _disagreements(profile, answers, relevant_documents)
     cited = {v.evidence_id for c in conflicts for v in c.values}
-    units = [a.evidence for a in answers.values() if a.evidence.evidence_id in cited]
-    return conflicts, units
+    answering = [a.evidence for a in answers.values() if a.evidence.evidence_id in cited]
+    return conflicts, answering
 
 
 def _asked_measures(profile: QueryProfile) -> frozenset[str] | None:
