@@ -192,6 +192,8 @@ def _cjk_minutes(match: re.Match[str], side: str, *, opened: bool) -> int | None
             return None
         if hour < 12 and (part not in _CJK_NOON or hour < 11):
             hour += 12  # 下午 3 时, 晚上 7 点, 中午 1 点; 中午 12 点 is noon
+        elif hour == 12 and part not in (*_CJK_NOON, "下午"):
+            hour = 24  # 晚上 12 时 is midnight
     elif part is not None and hour > 12:
         return None  # 上午 15 时 is no time
     if opened and part is None and hour < 12 and match.group("acp") not in (None, *_CJK_MORNING):

@@ -104,6 +104,10 @@ def test_what_is_not_a_date_or_a_time_of_day(text):
             [("date", "02-11")],
         ),
         ("會議於下午 3 時 15 分開始，約7點半結束", [("clock", "15:15"), ("clock", "07:30")]),
+        (
+            "夜班由晚上 8 時至晚上 12 時，中午 12 時交更",
+            [("clock", "20:00~24:00"), ("clock", "12:00")],
+        ),
     ],
 )
 def test_chinese_times_of_day_are_read_with_their_part_of_the_day(text, values):
