@@ -208,8 +208,24 @@ _WEEKDAY = (
 _MONTH = r"jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|" + (
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?"
 )
-# Parts of the day Chinese writes before an hour (「上午 9 時」「每晚 8 點」).
-_DAY_PARTS = "上午|早上|早晨|清晨|凌晨|中午|午间|下午|傍晚|晚上|晚间|夜晚|夜间|深夜|早|晚|夜"
+# Parts of the day Chinese writes before an hour (「上午 9 時」「每晚 8 點」), also read by
+# services.retrieval.moments: the morning's, noon's, and the afternoon's and evening's.
+CJK_MORNING = ("上午", "早上", "早晨", "清晨", "凌晨", "早")
+CJK_NOON = ("中午", "午间")
+CJK_DAY_PARTS = (
+    *CJK_MORNING,
+    *CJK_NOON,
+    "下午",
+    "傍晚",
+    "晚上",
+    "晚间",
+    "夜晚",
+    "夜间",
+    "深夜",
+    "晚",
+    "夜",
+)
+_DAY_PARTS = "|".join(CJK_DAY_PARTS)
 _STATES: dict[str, re.Pattern[str]] = {
     DATE: re.compile(
         rf"\d{{4}}\s*[-/.年]\s*\d{{1,2}}|{_NUM}\s*年|{_NUM}\s*月\s*{_NUM}\s*[日号]|"
@@ -323,9 +339,12 @@ def strength(kind: str, text: str) -> float:
     """How fully `text` states an answer of this kind: 1 where it does, 0 where it does not, and
     half for a "when" answered by a time of day alone (「除夕前 3 天 00:00」 against 「12 月 24 日
     00:00」): a date says when more fully."""
-    if kind == DATE and not _STATES[DATE].search(normalize(text)):
-        return 0.5 if _STATES[TIME].search(normalize(text)) else 0.0
-    return float(states(kind, text))
+    if kind != DATE:
+        return float(states(kind, text))
+    folded = normalize(text)
+    if _STATES[DATE].search(folded):
+        return 1.0
+    return 0.5 if _STATES[TIME].search(folded) else 0.0
 
 
 def states(kind: str, text: str, *, share: bool = True) -> bool:

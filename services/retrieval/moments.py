@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from services.language import answer_types
 from services.language import tokens as text_analysis
 
 _MONTHS = {
@@ -62,11 +63,9 @@ _MERIDIEM = r"(?:\s*(?P<{0}>a\.?m\.?|p\.?m\.?)(?![a-z]))"
 # 「下午 3 时 15 分」; text is folded to Simplified first). An hour so written is a time of day
 # only with its part of the day, its minutes, or as the end of a range that opens with one
 # (「每晚8時至9時」): 「第 1 點」「每件 3 點」「低於 1.0 時」 are numbers.
-_CJK_MORNING = ("上午", "早上", "早晨", "清晨", "凌晨", "早")
-_CJK_NOON = ("中午", "午间")
-_CJK_DAY_PARTS = "|".join(
-    (*_CJK_MORNING, *_CJK_NOON, "下午", "傍晚", "晚上", "晚间", "夜晚", "夜间", "深夜", "晚", "夜")
-)
+_CJK_MORNING = answer_types.CJK_MORNING
+_CJK_NOON = answer_types.CJK_NOON
+_CJK_DAY_PARTS = "|".join(answer_types.CJK_DAY_PARTS)
 _CLOCK = (
     r"(?:(?<![\d:.])(?P<{0}h>[01]?\d|2[0-4])[:：](?P<{0}m>[0-5]\d)(?![\d:])"
     + _MERIDIEM.format("{0}p")

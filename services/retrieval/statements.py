@@ -256,18 +256,16 @@ def _asked_measures(profile: QueryProfile) -> frozenset[str] | None:
         # a question asking where, why or what a thing means compares no amount (two passages
         # giving the lengths of one railway do not disagree on the places it passes)
         return frozenset() if answer_types.asks_no_amount(profile.query) else None
-    wanted = frozenset().union(
-        *(
-            _ANSWERS.get(kind, frozenset())
-            | (
-                {kind.removeprefix(answer_types.MEASURE_PREFIX)}
-                if kind.startswith(answer_types.MEASURE_PREFIX)
-                else frozenset()
-            )
-            for kind in profile.asked
-        )
-    )
+    wanted = frozenset().union(*map(_measures_answering, profile.asked))
     return wanted or None
+
+
+def _measures_answering(kind: str) -> frozenset[str]:
+    """The measures whose quantities answer an asked type: an amount asked in a unit
+    ("measure:length") is answered by its measure alone."""
+    if kind.startswith(answer_types.MEASURE_PREFIX):
+        return frozenset({kind.removeprefix(answer_types.MEASURE_PREFIX)})
+    return _ANSWERS.get(kind, frozenset())
 
 
 @dataclass(frozen=True)
