@@ -73,7 +73,7 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         PERCENTAGE,
         re.compile(
-            r"百分之(?:几|多少|几多)|百分比|比例|比率|几成|what percent|\bpercentage\b|"
+            r"百分之(?:几|多少|几多)|百分比|比例|比率|几成|几折|what percent|\bpercentage\b|"
             r"\bhow many percent"
         ),
     ),
@@ -126,7 +126,7 @@ _SUM_ASKED = re.compile(rf"{_SUM_WORDS}|\bhow much (?:does|do|did|will)\b.*\bcos
 # a share asked for: a percentage, or a price that is one (a surcharge on the unit price, a
 # discount)
 _SHARE_ASKED = re.compile(
-    r"[%％]|百分|几成|\bpercent|加收|加价|加成|附加费|折扣|打折|折让|涨幅|调幅|降幅|"
+    r"[%％]|百分|几成|几折|\bpercent|加收|加价|加成|附加费|折扣|打折|折让|涨幅|调幅|降幅|"
     r"\bsurcharges?\b|\bdiscounts?\b|\bmark-?ups?\b|\brebates?\b|\bcommissions?\b"
 )
 
@@ -263,7 +263,11 @@ _STATES: dict[str, re.Pattern[str]] = {
         r"(?:of\s+)?(?:salary|pay|wages?)\b"
     ),
     PERCENTAGE: re.compile(
-        r"\d[\d.]*\s*[%％]|百分之|[一二三四五六七八九十]成|\bpercent\b|\bper\s?cent\b"
+        r"\d[\d.]*\s*[%％]|百分之|[一二三四五六七八九十]成|\bpercent\b|\bper\s?cent\b|"
+        # a discount as Chinese writes it, the share paid in tenths: 「打 9 折」「85 折」「八五折」
+        # (not 折舊 depreciation, 折算 converted, 折合 amounting to, 折頁 a folded page)
+        r"(?<![\d.])\d{1,2}(?:\.\d)?\s*折(?![旧算合射叠返页])|"
+        r"(?<![一二三四五六七八九十])[一二三四五六七八九]{1,2}折(?![旧算合射叠返页])"
     ),
     TEMPERATURE: re.compile(
         r"\d\s*(?:°\s*[cf]?|℃|℉|度(?![角数]))|"

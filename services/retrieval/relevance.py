@@ -196,13 +196,15 @@ def assess(
     unseen: Container[str] = (),
     untranslated: Container[str] = (),
     texts_naming: Callable[[str], Sequence[str]] | None = None,
+    known: Callable[[str], int] | None = None,
 ) -> Assessment:
     """`distinctive`: the query's heaviest unit among those the principal's knowledge uses
     (answerability.QueryProfile); a relevant item in its script must contain it. `unseen`: the
     query's units no chunk the principal may read contains (QueryProfile.unseen).
     `texts_naming`: texts the principal may read that contain a unit (rule 9: a name's
-    siblings are read from them)."""
-    terms = question_terms(query)
+    siblings are read from them). `known`: in how many chunks the principal may read a word
+    is (`question_terms` re-cuts the segmenter's words across the knowledge's own)."""
+    terms = question_terms(query, known)
     identifiers = [t for t in terms if t.kind == "identifier"]
     words = [t for t in terms if t.kind != "identifier"]
     if not items or not (terms or _says_anything(query)):
@@ -509,12 +511,14 @@ def _says_anything(query: str) -> bool:
     return any(word not in text_analysis.EN_STOPWORDS for word in latin)
 
 
-def question_terms(query: str) -> list[Term]:
+def question_terms(query: str, known: Callable[[str], int] | None = None) -> list[Term]:
     """What evidence has to mention: the query's identifiers and English words, and its Chinese
     words as a general-purpose segmenter cuts them (「交齊」「審核」「最晚」, not the runs left
     between function characters, 「邊審核最晚」), with the names it cannot place. A word the
     dictionary glued to a question word (「哪些項目」) counts as the word alone, and one that
-    is only the question word and a measure (「哪幾天」「哪幾種」) counts as nothing."""
+    is only the question word and a measure (「哪幾天」「哪幾種」) counts as nothing.
+    `known` (how many chunks the principal may read contain a word) re-cuts what the segmenter
+    cut across the knowledge's own words (`_recut`)."""
     # What a query only tells still names its subject: identifiers and names count from there.
     asking, told = _asking(query)
     terms = [t for t in text_analysis.content_terms(query) if t.kind == "identifier"]
@@ -532,7 +536,88 @@ def question_terms(query: str) -> list[Term]:
         if _CJK.search(word) and word not in seen:
             seen.add(word)
             terms.append(Term(text=word, display=_as_written(query, word), kind="cjk"))
-    return terms
+    return _recut(terms, norm, known, query) if known is not None else terms
+
+
+# The longest word of the knowledge looked for across a segmenter's boundary.
+_RECUT_LONGEST = 4
+
+
+def _recut(terms: list[Term], text: str, known: Callable[[str], int], query: str) -> list[Term]:
+    """A general segmenter's dictionary does not know a company's names and cuts a colloquial
+    question across them: 「速聯合約」 as 速/聯合/約 (速聯 the customer, 合約 the contract),
+    「普通科睇」 as 普通/科睇 (the clinic's 普通科, and 睇, "see"). A Chinese word that nothing
+    the principal may read contains, where words the knowledge does contain cross its
+    boundaries and leave at most its last character uncovered (the first of what followed it,
+    glued on by the segmenter), is those words instead. A word nothing crosses, or that keeps
+    more of its own, stays (嘉善 of 嘉善南站 when only 嘉興南站 is readable: the knowledge does
+    not name it; 回火 beside a 火溫 written somewhere)."""
+    found: list[Term] = []
+    held = {t.text for t in terms}
+    for term in terms:
+        words = None if term.kind != "cjk" or known(term.text) else _across(term.text, text, known)
+        if not words:
+            found.append(term)
+            continue
+        for word in words:
+            if word not in held:
+                held.add(word)
+                found.append(Term(text=word, display=_as_written(query, word), kind="cjk"))
+    return found
+
+
+def _across(word: str, text: str, known: Callable[[str], int]) -> list[str]:
+    """The knowledge's words crossing `word`'s boundaries in `text`, where they leave at most its
+    last character uncovered (`_recut`); else none."""
+    at = text.find(word)
+    run = next((m for m in _CJK_RUN.finditer(text) if m.start() <= at < m.end()), None)
+    if at < 0 or run is None:
+        return []
+    start, end = at, at + len(word)
+    # a word of the knowledge does not take its characters from how the question asks (時 of
+    # 幾時 in 「幾時停機」: 時停 written somewhere is not a word of it)
+    asking = {
+        p
+        for w in text_analysis.function_words()
+        for m in re.finditer(re.escape(w), text)
+        for p in range(m.start(), m.end())
+    } | {p for p, ch in enumerate(text) if text_analysis.is_function_char(ch)}
+
+    def longest(spans: list[tuple[int, int]]) -> tuple[int, int] | None:
+        held = [
+            (i, j)
+            for i, j in spans
+            if run.start() <= i
+            and j <= run.end()
+            and not any(p in asking for p in range(i, j) if not start <= p < end)
+        ]
+        held = [(i, j) for i, j in held if known(text[i:j])]
+        return max(held, key=lambda s: (s[1] - s[0], known(text[s[0] : s[1]])), default=None)
+
+    reach = _RECUT_LONGEST
+    before = longest(
+        [
+            (i, j)
+            for i in range(start - reach + 1, start)
+            for j in range(start + 1, end + 1)
+            if 2 <= j - i <= reach
+        ]
+    )
+    after = longest(
+        [
+            (i, j)
+            for i in range(start, end)
+            for j in range(end + 1, end + reach)
+            if 2 <= j - i <= reach
+        ]
+    )
+    chosen = [s for s in (before, after) if s is not None]
+    covered = {p for i, j in chosen for p in range(i, j)}
+    # what the segmenter glued to the knowledge's word is what follows it: only the word's last
+    # character may be left (睇 of 科睇, 係 of 水係), never its first (回 of 回火 beside 火溫)
+    if not chosen or any(p not in covered for p in range(start, end - 1)):
+        return []
+    return [text[i:j] for i, j in chosen]
 
 
 # An interrogative determiner names the kind of answer wanted with the noun it governs:

@@ -125,16 +125,15 @@ class RetrievalService:
         candidates = self._ranked(active, view, block, analysis)
         timings["rank_ms"] = _since(started) - timings["eligible_ms"]
         vector_z = {c.chunk_id: c.vector_z for c in candidates}
-        profile = answerability.profile(
-            query, self._frequency(active, principal.tenant_id, block, view), len(view.rows)
-        )
+        frequency = self._frequency(active, principal.tenant_id, block, view)
+        profile = answerability.profile(query, frequency, len(view.rows))
         with _Verifier(self._db, principal, as_of) as verifier:
             chunks, dropped = self._verify(
                 verifier, candidates, by_id, block, k=k, customer_id=customer_id
             )
             similarity = self._similarity(analysis.text)
             evidence = _narrow(chunks, verifier, profile, similarity, self.caches.analyses)
-            assessment = _judge(query, profile, evidence, block, vector_z, view)
+            assessment = _judge(query, profile, evidence, block, vector_z, view, frequency)
             assessment, reading = self._read(query, evidence, block, assessment)
             conflicts, evidence = find_conflicts(
                 evidence,
@@ -160,7 +159,7 @@ class RetrievalService:
                 )
                 evidence = make_room(evidence, units, conflicts, k) if conflicts else evidence
         if conflicts and reading is None:  # partners may have joined the evidence
-            assessment = _judge(query, profile, evidence, block, vector_z, view)
+            assessment = _judge(query, profile, evidence, block, vector_z, view, frequency)
         status = (
             "insufficient_evidence"
             if not assessment.sufficient
@@ -631,6 +630,7 @@ def _judge(
     block: TenantBlock,
     vector_z: dict[str, float],
     view: LexicalView,
+    frequency: Callable[[str], int],
 ) -> Assessment:
     """Relevance reads each document's returned spans with the chunks they were cut from, and
     what the principal may read about the names the question asks about (relevance rule 9)."""
@@ -658,6 +658,7 @@ def _judge(
         unseen=profile.unseen,
         untranslated=profile.untranslated,
         texts_naming=lambda unit: texts_naming(unit, block, view, SIBLING_TEXTS),
+        known=frequency,
     )
 
 

@@ -117,6 +117,29 @@ def test_a_time_of_day_is_asked_by_its_own_question_words(question):
 
 
 @pytest.mark.parametrize(
+    ("question", "text"),
+    [
+        # a discount as Chinese writes it: the share paid, in tenths (dealer, clinic, hkrepair,
+        # hrlegal text)
+        ("速聯合約工資打幾折？", "第 3 條 工資：依各廠工時單價打 9 折。"),
+        ("員工家屬做體檢有冇折？打幾折？", "員工直系家屬可按九折收費。"),
+        ("保養合約客戶換零件打幾折？", "合約客戶更換零件按正價 85 折收費。"),
+        ("出差住宿費超過上限打幾折報？", "超出部分之住宿費按八折計。"),
+    ],
+)
+def test_a_discount_in_tenths_states_the_share_asked(question, text):
+    assert answer_types.asked(question) == (answer_types.PERCENTAGE,)
+    assert answer_types.states(answer_types.PERCENTAGE, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["設備按 5 年折舊。", "外幣 100 元折算新臺幣。", "第 3 折頁", "每月 20 日前下單"]
+)
+def test_a_number_before_other_words_of_folding_is_no_discount(text):
+    assert not answer_types.states(answer_types.PERCENTAGE, text)
+
+
+@pytest.mark.parametrize(
     ("question", "measure"),
     [
         ("鼎盛合約裡面免費取送車是幾公里內？", "length"),  # dealer (Traditional)

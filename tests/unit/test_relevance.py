@@ -1505,3 +1505,68 @@ def test_a_particle_only_a_chat_log_writes_is_not_the_distinctive_word() -> None
     ]
     query = "Customer from Taiwan asking lah, Corvane new car warranty now how many years or km?"
     assert judged(query, [policy, chat, *others], policy, z=2.3)
+
+
+def _knowing(*texts: str):
+    """In how many of `texts` (the knowledge a principal may read) a word is."""
+    folded = [text.normalize(t) for t in texts]
+    return lambda word: sum(word in t for t in folded)
+
+
+@pytest.mark.parametrize(
+    ("query", "knowledge", "cut", "recut"),
+    [
+        # dealer: the customer 速聯 and its 合約, which a general dictionary cuts as 聯合
+        (
+            "速聯合約工資打幾折？",
+            "車隊維修保養合約（速聯租賃股份有限公司）\n第 3 條 工資：依各廠工時單價打 9 折。",
+            "联合",
+            {"速联", "合约"},
+        ),
+        # clinic: the clinic's 普通科, then Cantonese 睇 ("see a doctor")
+        ("普通科睇一次幾錢？", "| 普通科診症（西醫） | 港幣 380 元 |", "科睇", {"普通科"}),
+        # propmgmt: 停水, then the Cantonese copula 係 (folded with 系, "system")
+        ("柏景花園今次停水係幾點至幾點？", "停水通告：2座食水暫停供應", "水系", {"停水"}),
+        # fastener: 外包 (contracted out), then 給
+        ("鋅鎳外包給哪家", "電鍍外包廠商名冊", "包给", {"外包"}),
+    ],
+)
+def test_a_word_cut_across_the_knowledge_s_own_words_is_those_words(query, knowledge, cut, recut):
+    assert cut in [t.text for t in question_terms(query)]
+    terms = [t.text for t in question_terms(query, _knowing(knowledge))]
+    assert cut not in terms
+    assert recut <= set(terms)
+
+
+@pytest.mark.parametrize(
+    ("query", "knowledge", "kept"),
+    [
+        # CMRC: 嘉善 of 嘉善南站 is not written where only 嘉興南站 is readable
+        ("嘉善南站每天有几班车？", "嘉兴南站每天有30班车。", "嘉善"),
+        # a word the knowledge contains stays as the segmenter cut it
+        ("速聯合約工資打幾折？", "聯合報 工資", "联合"),
+        # only what follows the knowledge's word is glued to it: a word whose first character
+        # is left (回 of 回火 beside a 火溫 written somewhere) is not re-cut
+        ("10.9級回火溫度多少度？", "爐火溫度", "回火"),
+        # nor one crossing into how the question asks (時 of 幾時: propmgmt's 「幾時停機」 beside
+        # a 暫時停止 written somewhere)
+        ("景峰大廈1號 lift 幾時停機做保養？", "如遇暫時停止服務", "停机"),
+    ],
+)
+def test_a_word_the_knowledge_does_not_cross_stays(query, knowledge, kept):
+    assert kept in [t.text for t in question_terms(query, _knowing(knowledge))]
+
+
+@pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        (
+            "速聯合約工資打幾折？",
+            "車隊維修保養合約（速聯租賃股份有限公司）\n第 3 條 工資：依各廠工時單價打 9 折。",
+        ),
+        ("普通科睇一次幾錢？", "香港診所收費表\n| 普通科診症（西醫） | 港幣 380 元 |"),
+    ],
+)
+def test_a_colloquial_question_is_answered_in_the_knowledge_s_own_words(query, answer):
+    assert not assess(query, [item(answer)]).sufficient  # the segmenter's 聯合, 科睇: not there
+    assert assess(query, [item(answer)], known=_knowing(answer)).sufficient
