@@ -13,6 +13,9 @@ The rule (documented in README "Retrieval"):
      stem of five letters or more also in a word derived from it, "volume" in "volumetric":
      `_derived_in`, and where the text writes its base, a word of five letters or more a suffix
      of at most three letters shorter, "audit" for "auditor": `_base_in`);
+     a Chinese word nothing the principal may read contains, where the knowledge's own words
+     cross its boundaries, is read as those words (「速聯合約」 cut 速/聯合/約 is 速聯 and 合約:
+     `_recut`);
    * when nothing can be compared (an English SOP for a Chinese question without identifiers,
      or the reverse), a majority of the query's words must be there in translation — a word
      of the item's script that a general dictionary (services.language.bilingual, CC-CEDICT)
