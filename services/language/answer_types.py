@@ -73,8 +73,8 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         PERCENTAGE,
         re.compile(
-            r"百分之(?:几|多少|几多)|百分比|比例|比率|几成|几折|what percent|\bpercentage\b|"
-            r"\bhow many percent"
+            r"百分之(?:几|多少|几多)|百分比|比例|比率|几成|(?:几|几多|多少)折|what percent|"
+            r"\bpercentage\b|\bhow many percent"
         ),
     ),
     (
@@ -126,8 +126,8 @@ _SUM_ASKED = re.compile(rf"{_SUM_WORDS}|\bhow much (?:does|do|did|will)\b.*\bcos
 # a share asked for: a percentage, or a price that is one (a surcharge on the unit price, a
 # discount)
 _SHARE_ASKED = re.compile(
-    r"[%％]|百分|几成|几折|\bpercent|加收|加价|加成|附加费|折扣|打折|折让|涨幅|调幅|降幅|"
-    r"\bsurcharges?\b|\bdiscounts?\b|\bmark-?ups?\b|\brebates?\b|\bcommissions?\b"
+    r"[%％]|百分|几成|(?:几|几多|多少)折|\bpercent|加收|加价|加成|附加费|折扣|打折|折让|"
+    r"涨幅|调幅|降幅|\bsurcharges?\b|\bdiscounts?\b|\bmark-?ups?\b|\brebates?\b|\bcommissions?\b"
 )
 
 

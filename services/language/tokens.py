@@ -518,6 +518,9 @@ def key_units(text: str) -> frozenset[str]:
 # Parts of speech that carry a topic (jieba's tags: nouns, verbs, adjectives, idioms, names,
 # foreign words); pronouns, particles, prepositions, numerals and the like never do.
 _CONTENT_POS = ("n", "v", "a", "i", "l", "j", "eng", "s", "b", "z")
+# The general dictionary tags 零件 (parts) and 零部件 as a numeral with its measure (零, zero,
+# then 件): nobody counts zero of a thing in one word, so such a word names the thing.
+_ZERO_MEASURE = re.compile("零[^零〇一二三四五六七八九十百千万亿两0-9]+")
 # A word opening with 哪 ("which") asks which one: the dictionary keeps some such phrases as
 # words of their own, and only what follows the question's characters names a topic (项目 of
 # 「哪些项目」; nothing of 「哪几天」「哪几种」「哪句」).
@@ -598,7 +601,9 @@ def content_words(
         for piece, flag in _tagged(block, remember or _call):
             word = piece.strip()
             if not word or not (
-                flag.startswith(_CONTENT_POS) or (times and _named_time(word, flag))
+                flag.startswith(_CONTENT_POS)
+                or (flag == "mq" and _ZERO_MEASURE.fullmatch(word))
+                or (times and _named_time(word, flag))
             ):
                 continue
             if _CJK_RUN.fullmatch(word):

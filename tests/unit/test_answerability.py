@@ -125,6 +125,8 @@ def test_a_time_of_day_is_asked_by_its_own_question_words(question):
         ("員工家屬做體檢有冇折？打幾折？", "員工直系家屬可按九折收費。"),
         ("保養合約客戶換零件打幾折？", "合約客戶更換零件按正價 85 折收費。"),
         ("出差住宿費超過上限打幾折報？", "超出部分之住宿費按八折計。"),
+        # Cantonese 幾多 for 多少 (hkrepair)
+        ("海港置業份保養合約，零件有冇折扣？打幾多折？", "五、零件：按本公司零件價目 85 折收費；"),
     ],
 )
 def test_a_discount_in_tenths_states_the_share_asked(question, text):

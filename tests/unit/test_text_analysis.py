@@ -299,3 +299,20 @@ def test_the_tagger_s_unknown_runs_are_asked_of_the_cache() -> None:
 )
 def test_a_numbered_range_of_one_series_names_each_of_its_members(written, identifier, named):
     assert text.contains_identifier(text.normalize(written), identifier) is named
+
+
+@pytest.mark.parametrize(
+    ("sentence", "thing"),
+    [
+        ("海港置業份保養合約，零件有冇折扣？", "零件"),  # hkrepair (Cantonese)
+        ("不鏽鋼零件出貨時，一個紙箱最多可以裝多重？", "零件"),  # demo (Traditional)
+        ("零部件的检验由品保课负责。", "零部件"),  # Simplified
+    ],
+)
+def test_a_word_the_dictionary_reads_as_zero_of_a_measure_names_a_thing(sentence, thing):
+    # the general dictionary tags 零件 "mq" (零, zero, and the measure 件)
+    assert thing in text.content_words(text.normalize(sentence))
+
+
+def test_a_number_with_its_measure_is_still_no_word():
+    assert text.content_words(text.normalize("三件、一個、十次")) == []
