@@ -590,6 +590,8 @@ def _answer_of(reading: _Reading, candidate: _Candidate) -> Answer:
 # Cells of a table row: split at vertical bars or tabs, or at ideographic spaces (three cells or
 # more: a single one also separates words).
 _CELL_BAR = re.compile(r"\s*[|｜\t]\s*")
+# a cell holding one number and nothing else (350, 1,380, 45.00)
+_NUMBER_CELL = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
 _CELL_SPACE = re.compile(r"\u3000+")
 
 
@@ -609,16 +611,19 @@ def _priced_cells(
     document_currency: Callable[[], str | None],
 ) -> list[tuple[str, Quantity]]:
     """Bare amounts of a table row (「1｜LH-1932-017｜青花纏枝蓮紋大盤｜2,400,000」) as money,
-    each said of its column's header: in the currency the header names (「单价（元，含税）」), or
-    the one the document names once without an amount (「單位：新臺幣」) under a header that
-    names a price (保險金額). A cell that states its own unit is read as written already."""
+    each said of its column's header: in the currency the header names (「单价（元，含税）」,
+    any number under it), or the one the document names once without an amount (「單位：新臺
+    幣」) under a header that names a price (保險金額), an amount in a price list's form. A cell
+    that states its own unit is read as written already."""
     found: list[tuple[str, Quantity]] = []
     for header, cell in zip(columns, cells, strict=True):
-        if not answer_types.bare_amount(cell) or reading.stated(chunk_id, cell):
+        if not _NUMBER_CELL.fullmatch(cell) or reading.stated(chunk_id, cell):
             continue
         folded = reading.normalized(chunk_id, header)
         word = answer_types.declared_currency(folded)
-        if word is None and answer_types.names_a_price(folded):
+        # Under a header naming its currency every number of the column is an amount (「價格
+        # （元）」 over 350); under one naming a price only, in a price list's form (18,000).
+        if word is None and answer_types.bare_amount(cell) and answer_types.names_a_price(folded):
             word = document_currency()
         code = facts.currency_code(word) if word else None
         amount = _amount(cell.replace(",", ""))

@@ -180,6 +180,21 @@ DOCS = {
         "2\u3000额外稳定性考察（单批单条件）\u3000批·条件\u300018,000",
     ),
     "NOTE-STAB": ("客户报价备忘", "额外稳定性考察：单批单条件报价 16,000 元。"),
+    # clinic: a Markdown fee table whose header names the currency over plain integers, and a
+    # front-desk notice (Hong Kong, Traditional)
+    "HK-FEES": (
+        "香港診所收費表（2026年4月版）",
+        "適用：中環診所、旺角診所\n\n| 項目 | 收費（港幣） |\n|---|---|\n"
+        "| 普通科門診（包兩日基本藥物） | 420 |\n| 流感疫苗（四價） | 260 |",
+    ),
+    "HK-FEES-NOTICE": ("前台通告：收費調整", "普通科門診（包兩日基本藥物）收費調整為港幣 450 元。"),
+    # dealer: a labour table in NT$ per row, and a service notice
+    "LAB-TXG": (
+        "台中廠 工時單價表",
+        "| 作業項目 | 標準工時(hr) | 工資(NT$) |\n|---|---|---|\n"
+        "| 卡鉗螺栓扭力檢查 | 0.3 | 600 |\n| 前來令片更換 | 1.0 | 2000 |",
+    ),
+    "NOTICE-TXG": ("台中廠 服務公告", "即日起前來令片更換工資調整為 NT$ 2,200。"),
     # A rule whose condition stands on the line above its amount, under one heading.
     "SOP-RMA-RULE": (
         "退貨作業程序",
@@ -695,6 +710,28 @@ def test_a_table_s_bare_amounts_are_money_under_a_header_that_names_a_price(
     assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
     table = next(e for e in cited if e.document_id in ("LOAN-SCHEDULE", "QUOTE-STAB"))
     assert "｜" in table.quote or "\u3000" in table.quote  # the row itself is cited
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "values"),
+    [
+        (
+            "普通科門診包兩日藥幾多錢？",
+            ("HK-FEES", "HK-FEES-NOTICE"),
+            {"HK-FEES": "420 HKD", "HK-FEES-NOTICE": "450 HKD"},
+        ),
+        (
+            "台中廠換前來令片工資多少？",
+            ("LAB-TXG", "NOTICE-TXG"),
+            {"LAB-TXG": "2000 TWD", "NOTICE-TXG": "2200 TWD"},
+        ),
+    ],
+)
+def test_every_number_under_a_header_naming_its_currency_is_an_amount(query, documents, values):
+    # 420 under 「收費（港幣）」 is not in a price list's form (no thousands, no cents): the header
+    # says what it is. A Markdown table's rule line keeps the header it underlines.
+    found, _ = conflicts(query, *documents)
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
 
 
 def test_a_table_that_never_names_its_currency_states_no_money():
