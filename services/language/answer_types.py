@@ -249,8 +249,9 @@ _STATES: dict[str, re.Pattern[str]] = {
         rf"{_NUM}\s*(?:个)?(?:工作)?(?:天|日|小时|分钟|秒|周|星期|个月|年|世纪)|"
         r"\b(?:\d[\d,.]*|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
         r"fifteen|twenty|thirty|forty|fifty|sixty|ninety|hundred|several|few)[\s-]+"
-        r"(?:working\s+|business\s+|calendar\s+)?(?:seconds?|minutes?|hours?|days?|weeks?|"
-        r"months?|years?)\b|\b\d+\s*(?:h|hrs?|d|wks?|mins?)\b"
+        r"(?:working\s+|business\s+|calendar\s+)?"
+        rf"(?:{units.COUNTED_HOURS})?"  # "3.5 labour hours", "250 engine hours"
+        r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|\b\d+\s*(?:h|hrs?|d|wks?|mins?)\b"
     ),
     MONEY: re.compile(
         r"[$€£¥￥]\s*\d|\d[\d,.]*\s*(?:元|块|美元|欧元|英镑|日元|港币|人民币|万元|亿元)|"

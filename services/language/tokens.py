@@ -294,7 +294,20 @@ def contains_identifier(normalized_text: str, identifier: str) -> bool:
     one series holds each of its numbers: 「TP-01～TP-04旋转式压片机」 names TP-03 (`_in_range`)."""
     if next(whole_tokens(normalized_text, identifier), None) is not None:
         return True
-    return _in_range(normalized_text, identifier)
+    return _in_range(normalized_text, identifier) or _thousands_in(normalized_text, identifier)
+
+
+# A number of thousands written with k ("60k service", "a NT$400k order", "quote for 30k").
+_IN_THOUSANDS = re.compile(r"^(\d{1,3})k$")
+
+
+def _thousands_in(normalized_text: str, identifier: str) -> bool:
+    """60k is written in full as 60,000 (or 60000, 60 000, 60.000), not as part of 160,000."""
+    match = _IN_THOUSANDS.match(identifier)
+    if match is None:
+        return False
+    full = rf"(?<![\d.,]){match.group(1)}[,. ]?000(?![\d]|[.,]\d)"
+    return re.search(full, normalized_text) is not None
 
 
 # An identifier ending in a number (TP-03, PN-7731), and a range of one series written with a

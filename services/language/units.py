@@ -77,3 +77,8 @@ MEASURES: dict[str, str] = {
     "lux·h": "lux·h",
     "cfu": "cfu",
 }
+
+# Hours counted of work or of running, written with what is counted between the number and
+# the unit ("3.5 labour hours", "250 engine hours", "8 man-hours"): a regular expression, read
+# by the fact reader and the answer-type reader alike.
+COUNTED_HOURS = r"(?:labou?r|man|engine|machine|operating|flight)[\s-]+(?=hours?\b|hrs?\b)"

@@ -71,7 +71,7 @@ _CUR_ALT = "|".join(re.escape(c) for c in sorted(_CURRENCIES, key=len, reverse=T
 _FACT = re.compile(
     rf"(?:(?P<cur>{_CUR_ALT})\s*)?(?P<qual>±|≤|≥|<|>)?\s*(?P<a>{_NUM})"
     rf"(?:\s*(?:至|到|~|～|-|–|—|to)\s*(?P<b>{_NUM}))?"
-    rf"(?:\s*(?P<unit>{_UNIT_ALT})(?![a-z]))?"
+    rf"(?:\s*(?:{units.COUNTED_HOURS})?(?P<unit>{_UNIT_ALT})(?![a-z]))?"
 )
 _CJK_CHAR = re.compile(f"[{text_analysis.CJK}]")
 _DATE = re.compile(

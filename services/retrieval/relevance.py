@@ -793,9 +793,12 @@ def _writes_unit(unit: str, script: str, text: str) -> bool:
     """Whether a normalised text in a unit's script writes it: as written (an English stem also
     inside the words derived from it), a Chinese word also as the longer word it shortens or,
     three characters or more, by a shorter word of the dictionary inside it, an English one
-    also as its base ("audit" for "auditor")."""
+    also as its base ("audit" for "auditor"), an identifier also as it is found
+    (`text_analysis.contains_identifier`: 60k written 60,000)."""
     if unit in text:
         return True
+    if text_analysis.identifiers_in(unit) == [unit]:
+        return text_analysis.contains_identifier(text, unit)
     if script == "cjk":
         # a longer word also by a word of the dictionary inside it, which the knowledge writes
         # on its own or in another compound: 分體式 in 分體機, 辅料厂 in 辅料

@@ -515,3 +515,14 @@ def test_a_longer_word_the_knowledge_never_writes_whole_stands_for_the_words_ins
 )
 def test_the_words_inside_a_word_are_the_dictionary_s(word: str, inside: list[str]) -> None:
     assert text.words_inside(word) == inside
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "7.2 The Loda 60,000 km service is booked as 3.5 labour hours.",  # dealer
+        "Boom lifts on long-term rental get an on-site PM every 250 engine hours.",  # chatlog
+    ],
+)
+def test_hours_of_work_or_of_running_state_a_duration(text):
+    assert answer_types.states(answer_types.DURATION, text)

@@ -1570,3 +1570,22 @@ def test_a_word_the_knowledge_does_not_cross_stays(query, knowledge, kept):
 def test_a_colloquial_question_is_answered_in_the_knowledge_s_own_words(query, answer):
     assert not assess(query, [item(answer)]).sufficient  # the segmenter's 聯合, 科睇: not there
     assert assess(query, [item(answer)], known=_knowing(answer)).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "answer"),
+    [
+        (
+            "Loda 60k service we book how many labour hours? Job card need to fill",
+            "KL branch service procedure\n7.1 Every job card must list standard hours from the "
+            "branch labour table. 7.2 The Loda 60,000 km service is booked as 3.5 labour hours.",
+        ),  # dealer (Malaysian English)
+        (
+            "Is the Nexperia promo price on 74LVC1G08GW still available? What can I quote for 30k?",
+            "Nexperia promotion Q4\n2. Part and price (USD/pc)\n74LVC1G08GW: >=30,000 pcs "
+            "US$0.021, promotion price available until 31 December.",
+        ),  # distributor
+    ],
+)
+def test_a_number_of_thousands_asked_with_k_is_answered_where_it_is_written_in_full(query, answer):
+    assert assess(query, [item(answer)]).sufficient

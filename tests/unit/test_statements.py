@@ -734,6 +734,19 @@ def test_every_number_under_a_header_naming_its_currency_is_an_amount(query, doc
     assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
 
 
+@pytest.mark.parametrize(
+    ("text", "hours"),
+    [
+        ("2. Boom lifts and telehandlers: PM every 250 engine hours.", 250.0),  # chatlog
+        ("7.2 The Loda 60,000 km service is booked as 3.5 labour hours.", 3.5),  # dealer
+    ],
+)
+def test_hours_counted_of_work_or_of_running_are_durations(text, hours):
+    durations = [q for q in statements.quantities_in(text) if q.measure == "duration"]
+    assert len(durations) == 1
+    assert durations[0].shown == f"{hours:g} hour"
+
+
 def test_a_table_that_never_names_its_currency_states_no_money():
     found, _ = conflicts("LH-1932-017 的保險金額是多少？", "LOAN-CONTRACT", "LOAN-SCHEDULE-BARE")
     assert found == []

@@ -316,3 +316,18 @@ def test_a_word_the_dictionary_reads_as_zero_of_a_measure_names_a_thing(sentence
 
 def test_a_number_with_its_measure_is_still_no_word():
     assert text.content_words(text.normalize("三件、一個、十次")) == []
+
+
+@pytest.mark.parametrize(
+    ("written", "identifier", "found"),
+    [
+        ("7.2 The Loda 60,000 km service is booked as 3.5 labour hours.", "60k", True),  # dealer
+        ("74LVC1G08GW：>=30,000 pcs US$0.021", "30k", True),  # distributor
+        ("Orders of 30000 pcs or more", "30k", True),
+        ("The 160,000 km service", "60k", False),  # not part of a larger number
+        ("6,000 km", "60k", False),
+        ("60,000.5 kg", "60k", False),
+    ],
+)
+def test_a_number_of_thousands_written_with_k_is_found_written_in_full(written, identifier, found):
+    assert text.contains_identifier(text.normalize(written), identifier) is found
