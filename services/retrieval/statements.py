@@ -617,13 +617,14 @@ def _priced_cells(
     that states its own unit is read as written already."""
     found: list[tuple[str, Quantity]] = []
     for header, cell in zip(columns, cells, strict=True):
-        if not _NUMBER_CELL.fullmatch(cell) or reading.stated(chunk_id, cell):
+        listed = answer_types.bare_amount(cell)  # in a price list's form: 18,000, 45.00
+        if not (listed or _NUMBER_CELL.fullmatch(cell)) or reading.stated(chunk_id, cell):
             continue
         folded = reading.normalized(chunk_id, header)
         word = answer_types.declared_currency(folded)
         # Under a header naming its currency every number of the column is an amount (「價格
         # （元）」 over 350); under one naming a price only, in a price list's form (18,000).
-        if word is None and answer_types.bare_amount(cell) and answer_types.names_a_price(folded):
+        if word is None and listed and answer_types.names_a_price(folded):
             word = document_currency()
         code = facts.currency_code(word) if word else None
         amount = _amount(cell.replace(",", ""))
