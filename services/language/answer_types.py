@@ -151,9 +151,20 @@ def names_a_price(word: str) -> bool:
 
 # An amount asked for in a unit of measure (「幾公斤」「多少公里」「幾多米」, "how many litres"):
 # the answer is a quantity of that measure, in any of its units (`measure_kind`).
-_MEASURE_FORMS = sorted(
-    (form for form, unit in units.UNITS.items() if unit in units.MEASURES), key=len, reverse=True
-)
+def _forms(measure: str | None = None) -> list[str]:
+    """How the units of `measure` (of any measure, for None) are written, longest first."""
+    return sorted(
+        (
+            form
+            for form, unit in units.UNITS.items()
+            if unit in units.MEASURES and measure in (None, units.MEASURES[unit])
+        ),
+        key=len,
+        reverse=True,
+    )
+
+
+_MEASURE_FORMS = _forms()
 _MEASURE_ASKED = re.compile(
     r"(?:几|多少|几多)\s*(?:个)?\s*(?P<cjk>"
     + "|".join(re.escape(f) for f in _MEASURE_FORMS)
@@ -377,9 +388,5 @@ def states(kind: str, text: str, *, share: bool = True) -> bool:
 @functools.cache
 def _stated_in(measure: str) -> re.Pattern[str]:
     """An amount written in a unit of `measure` (「4.8 公升」, "5.2 L", 「30,000 公里」)."""
-    forms = sorted(
-        (f for f, unit in units.UNITS.items() if units.MEASURES.get(unit) == measure),
-        key=len,
-        reverse=True,
-    )
-    return re.compile(r"\d[\d,.]*\s*(?:" + "|".join(map(re.escape, forms)) + r")(?![a-z])")
+    forms = "|".join(map(re.escape, _forms(measure)))
+    return re.compile(r"\d[\d,.]*\s*(?:" + forms + r")(?![a-z])")

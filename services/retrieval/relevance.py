@@ -557,8 +557,12 @@ def _recut(terms: list[Term], text: str, known: Callable[[str], int], query: str
     not name it; 回火 beside a 火溫 written somewhere)."""
     found: list[Term] = []
     held = {t.text for t in terms}
+    asking: frozenset[int] | None = None  # read once, for the first word to re-cut
     for term in terms:
-        words = None if term.kind != "cjk" or known(term.text) else _across(term.text, text, known)
+        words = None
+        if term.kind == "cjk" and not known(term.text):
+            asking = _asking_at(text) if asking is None else asking
+            words = _across(term.text, text, known, asking)
         if not words:
             found.append(term)
             continue
@@ -569,33 +573,39 @@ def _recut(terms: list[Term], text: str, known: Callable[[str], int], query: str
     return found
 
 
-def _across(word: str, text: str, known: Callable[[str], int]) -> list[str]:
+def _asking_at(text: str) -> frozenset[int]:
+    """Where a question's text says how it asks: its function words and characters. A word of
+    the knowledge takes no character from them (時 of 幾時 in 「幾時停機」: a 時停 written
+    somewhere is no word of it)."""
+    words = {
+        p
+        for w in text_analysis.function_words()
+        for m in re.finditer(re.escape(w), text)
+        for p in range(m.start(), m.end())
+    }
+    return frozenset(words | {p for p, ch in enumerate(text) if text_analysis.is_function_char(ch)})
+
+
+def _across(word: str, text: str, known: Callable[[str], int], asking: frozenset[int]) -> list[str]:
     """The knowledge's words crossing `word`'s boundaries in `text`, where they leave at most its
-    last character uncovered (`_recut`); else none."""
+    last character uncovered and take nothing from `asking` (`_recut`); else none."""
     at = text.find(word)
     run = next((m for m in _CJK_RUN.finditer(text) if m.start() <= at < m.end()), None)
     if at < 0 or run is None:
         return []
     start, end = at, at + len(word)
-    # a word of the knowledge does not take its characters from how the question asks (時 of
-    # 幾時 in 「幾時停機」: 時停 written somewhere is not a word of it)
-    asking = {
-        p
-        for w in text_analysis.function_words()
-        for m in re.finditer(re.escape(w), text)
-        for p in range(m.start(), m.end())
-    } | {p for p, ch in enumerate(text) if text_analysis.is_function_char(ch)}
 
     def longest(spans: list[tuple[int, int]]) -> tuple[int, int] | None:
-        held = [
-            (i, j)
+        written = [
+            (j - i, count, (i, j))
             for i, j in spans
             if run.start() <= i
             and j <= run.end()
             and not any(p in asking for p in range(i, j) if not start <= p < end)
+            and (count := known(text[i:j]))
         ]
-        held = [(i, j) for i, j in held if known(text[i:j])]
-        return max(held, key=lambda s: (s[1] - s[0], known(text[s[0] : s[1]])), default=None)
+        best = max(written, key=lambda w: w[:2], default=None)  # the longest, then most written
+        return best[2] if best else None
 
     reach = _RECUT_LONGEST
     before = longest(
