@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from decimal import Decimal, InvalidOperation
@@ -64,6 +65,60 @@ _EN_NUMBER = re.compile(
     r"(?:day|week|month|year|hour|minute|piece|pc|time|percent|batch)s?\b)",
     re.IGNORECASE,
 )
+
+# A number written in words, read as digits where a unit of measure follows it (`with_digits`):
+# not an ordinal (第三), a weekday (星期三, 週六), a day of a month (十月一日), a part of a fraction
+# (三分之一) or of "the same" (同一天), nor a run inside a longer number.
+_NUMERAL_CHARS = "一二两兩三四五六七八九十"
+_SPELLED_CJK = (
+    rf"(?<![第期拜周週月初之同某\d零〇百千万萬{_NUMERAL_CHARS}])([{_NUMERAL_CHARS}]{{1,3}})"
+)
+_SPELLED_EN = (
+    r"\b(" + "|".join(w for w in _EN_WORDS if w != "hundred") + r")\b"
+    r"(?:\s*\(\s*(\d+)\s*\))?"  # "three (3) months", as contracts write it
+)
+
+
+@functools.lru_cache(maxsize=4)
+def _spelled(units: str) -> re.Pattern[str]:
+    # not a grade, a fiscal year, a decade or a session (三年級, 一年度, 八十年代, 第三屆)
+    after = rf"(?=\s*(?:{units})(?![a-z级級度代届屆]))"
+    return re.compile(rf"{_SPELLED_CJK}{after}|{_SPELLED_EN}{after}")
+
+
+def with_digits(normalized: str, units: str) -> str:
+    """A normalised text with every number written in words before a unit of measure (`units`,
+    a regex alternation) written in digits: 「每两个月」 → 「每2 个月」, "two business days" →
+    "2   business days", "three (3) months" → "      3  months". Same length, so an offset
+    in the result is the same character's in `normalized`; a numeral whose digits would be
+    longer (十, 10) stays as written."""
+    if not spells_a_number(normalized):
+        return normalized
+    pieces: list[str] = []
+    last = 0
+    for match in _spelled(units).finditer(normalized):
+        cjk, word, bracketed = match.group(1), match.group(2), match.group(3)
+        if cjk is not None:
+            value = _cjk_value(cjk)
+        else:
+            value = int(bracketed) if bracketed else _EN_WORDS[word]
+        digits = str(value) if value is not None else ""
+        span = match.end() - match.start()
+        if not digits or len(digits) > span:
+            continue
+        pieces += [normalized[last : match.start()], " " * (span - len(digits)) + digits]
+        last = match.end()
+    return "".join(pieces) + normalized[last:] if pieces else normalized
+
+
+def spells_a_number(text: str) -> bool:
+    """Whether a text may write a number in words (a cheap test before `with_digits`)."""
+    return any(ch in _CJK_NUMERALS for ch in text) or _HAS_EN_WORD.search(text) is not None
+
+
+_CJK_NUMERALS = frozenset(_NUMERAL_CHARS)
+_HAS_EN_WORD = re.compile(r"\b(?:" + "|".join(_EN_WORDS) + r")\b", re.IGNORECASE)
+
 
 _NEGATIVE = re.compile(
     r"不需要|不需|無需|无需|不用|不必|免除|不要|沒有|没有|取消|不做|不含"

@@ -10,8 +10,10 @@ customer scope, with the same unit and the same attribute but a different value.
 the same when their normalised phrases are equal, or, for Chinese/Japanese phrases (head-final),
 when one ends with the other and the shared ending has at least four characters
 (「耐蝕性驗證之中性鹽霧試驗時數」 and 「中性鹽霧試驗時數」). Dates and the digits inside part
-numbers (SUS304, A6061-T6) are never quantities; an attribute needs at least four CJK characters
-or two words (「溫度」 alone names nothing specific).
+numbers (SUS304, A6061-T6) are never quantities; a number written in words before a unit
+(「每兩個月」, "two business days", "three (3) months") is one, read as its digits
+(sentences.with_digits); an attribute needs at least four CJK characters or two words (「溫度」
+alone names nothing specific).
 """
 
 from __future__ import annotations
@@ -20,8 +22,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from services.language import sentences, units
 from services.language import tokens as text_analysis
-from services.language import units
 from services.retrieval import moments
 
 MIN_SHARED_CJK_SUFFIX = 4
@@ -123,9 +125,9 @@ class Fact:
 
 
 def extract_facts(text: str) -> list[Fact]:
-    if not text_analysis.has_digit(text):
-        return []  # a fact's value is written with digits (a date's or a time's too)
-    norm, _ = aligned_normalize(text)
+    if not _may_state(text):
+        return []  # a fact's value is a number (a date's or a time's too)
+    norm = _with_digits(aligned_normalize(text)[0])
     dated = _DATE.sub(lambda m: "#" * len(m.group()), norm)
     masked = _mask(norm)
     facts = []
@@ -235,6 +237,15 @@ def aligned_normalize(text: str) -> tuple[str, list[int]]:
     return (converted if len(converted) == len(joined) else joined), index
 
 
+def _may_state(text: str) -> bool:
+    return text_analysis.has_digit(text) or sentences.spells_a_number(text)
+
+
+def _with_digits(norm: str) -> str:
+    """Numbers written in words before a unit read as digits (「兩個月」, "three (3) months")."""
+    return sentences.with_digits(norm, _UNIT_ALT)
+
+
 def _mask(norm: str) -> str:
     """Blank out dates and identifiers so their digits are not read as quantities."""
     masked = _DATE.sub(lambda m: "#" * len(m.group()), norm)
@@ -312,9 +323,9 @@ def currency_code(word: str) -> str | None:
 def quantities(text: str) -> list[tuple[str, str]]:
     """(value, canonical unit) of every quantity in `text` that has a unit, wherever it stands
     in its clause (dates and the digits inside identifiers are not quantities)."""
-    if not text_analysis.has_digit(text):
+    if not _may_state(text):
         return []
-    norm, _ = aligned_normalize(text)
+    norm = _with_digits(aligned_normalize(text)[0])
     found = []
     for match in _FACT.finditer(_mask(norm)):
         unit = _CURRENCIES.get(match.group("cur") or "") or _UNITS.get(match.group("unit") or "")
@@ -325,9 +336,9 @@ def quantities(text: str) -> list[tuple[str, str]]:
 
 def quantity_units(text: str) -> frozenset[str]:
     """Every canonical unit a quantity in `text` is stated in, plus "date" for calendar dates."""
-    if not text_analysis.has_digit(text):
+    if not _may_state(text):
         return frozenset()
-    norm, _ = aligned_normalize(text)
+    norm = _with_digits(aligned_normalize(text)[0])
     units = {"date"} if _DATE.search(norm) else set()
     for match in _FACT.finditer(_mask(norm)):
         unit = _CURRENCIES.get(match.group("cur") or "") or _UNITS.get(match.group("unit") or "")

@@ -11,7 +11,9 @@ from services.language.sentences import (
     numbers,
     polarity,
     qualifies,
+    with_digits,
 )
+from services.retrieval.facts import aligned_normalize
 
 
 @pytest.mark.parametrize(
@@ -32,6 +34,41 @@ from services.language.sentences import (
 )
 def test_numbers_are_the_amounts_a_text_states(text, expected):
     assert numbers(text) == {Decimal(value) for value in expected}
+
+
+_UNITS = "个月|个工作天|日|天|年|working days|business days|months|hours|minutes"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # written in words before a unit
+        ("每兩個月檢查及清潔一次", "每2个月检查及清洁一次"),
+        ("請假須於七日前申請", "请假须于7日前申请"),
+        ("訂單交期為二十五日", "订单交期为 25日"),
+        (
+            "Pickups are scheduled within two business days.",
+            "pickups are scheduled within   2 business days.",
+        ),
+        ("inspected once every three (3) months", "inspected once every         3 months"),
+        # no unit, or no amount: an ordinal, a weekday, a date, a fraction, "the same", a year
+        ("第三個月起", "第三个月起"),
+        ("星期三休息；週六日照常", "星期三休息;周六日照常"),
+        ("十月一日起生效", "十月一日起生效"),
+        ("三分之一", "三分之一"),
+        ("同一天完成", "同一天完成"),
+        ("二〇二六年三月", "二〇二六年三月"),
+        ("十日內", "十日内"),  # 10 is longer than 十: left as written
+        ("one of the hours", "one of the hours"),
+        ("三年級教室", "三年级教室"),  # a grade, not a duration (hrlegal)
+        ("次一年度實施", "次一年度实施"),
+    ],
+)
+def test_a_number_written_in_words_before_a_unit_is_read_as_digits(text, expected):
+    normalized = aligned_normalize(text)[0]
+    read = with_digits(normalized, _UNITS)
+    assert read == expected
+    assert len(read) == len(normalized)  # offsets keep pointing at the same characters
 
 
 @pytest.mark.parametrize(

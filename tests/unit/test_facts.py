@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.retrieval.facts import conflicting, extract_facts, quantity_units
+from services.retrieval.facts import conflicting, extract_facts, quantities, quantity_units
 
 
 def _one(text: str) -> tuple[str, str, str]:
@@ -169,3 +169,35 @@ def test_a_period_or_a_time_of_day_is_a_fact_that_can_conflict(left, right, unit
 )
 def test_a_documents_own_date_a_timestamp_or_a_vague_label_is_no_fact(sentence: str) -> None:
     assert [f for f in extract_facts(sentence) if f.unit in ("date", "clock")] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # hkrepair: the Bayview contract and the repair desk's own plan for the same fridges
+        (
+            "2. Preventive maintenance. Every minibar refrigerator shall be inspected and cleaned "
+            "once every three (3) months (quarterly).",
+            [("3", "month")],
+        ),
+        (
+            "一、灣景酒店 326 部迷你吧雪櫃（卡特曼 KF-40M）每兩個月檢查及清潔一次，"
+            "每次分 4 晚進行。",
+            [("2", "month")],
+        ),
+        # chatlog: the delivery SOP and a dispatcher's note on the same site-access rule
+        (
+            "The customer confirms site access one business day before the delivery",
+            [("1", "working_day")],
+        ),
+        (
+            "Our delivery standard needs site access confirmed two business days ahead",
+            [("2", "working_day")],
+        ),
+        # hrlegal: work rules in Chinese numerals; a school grade is no duration
+        ("勞工每七日中應有二日之休息", [("7", "day"), ("2", "day")]),
+        ("本校北棟三樓三年級教室天花板多處滲水", []),
+    ],
+)
+def test_a_quantity_written_in_words_is_read_like_one_in_digits(text, expected) -> None:
+    assert quantities(text) == expected
