@@ -398,6 +398,22 @@ _QUANTITY_IN_TEXT = re.compile(
 )
 
 
+# The quantity a question asks for, with its unit (「幾多個工作天」, 「幾多日」, 「幾多個鐘」).
+_ASKED_QUANTITY = re.compile(rf"(?:几多|多少|几)\s*(?:個|个)?\s*(?:{_QUANTITY_UNITS}|钟)(?![a-z])")
+
+
+def glued_to_asked_quantity(word: str, normalized: str) -> bool:
+    """Whether a segmenter's word runs out of the quantity a question asks for into what follows
+    it (天前 of 「幾多個工作天前通知」, 日贴 of 「幾多日貼通告」, 钟内 of 「幾多個鐘內」): a word no
+    text writes, glued of the asked unit and the next character. The unit alone (小时 of
+    「多少小時」) is a word of the question."""
+    for asked in _ASKED_QUANTITY.finditer(normalized):
+        at = normalized.find(word, max(0, asked.end() - len(word) + 1))
+        if 0 <= at < asked.end() < at + len(word):
+            return True
+    return False
+
+
 def without_quantities(normalized: str) -> str:
     """A question's quantities (「可以先用 7 日嗎」) are values it proposes, not topics."""
     return _QUANTITY_IN_TEXT.sub(" ", normalized)

@@ -8,7 +8,7 @@ import pytest
 
 from services.language import answer_types
 from services.language import tokens as text
-from services.retrieval import answerability, spans
+from services.retrieval import answerability, relevance, spans
 
 # A principal's eligible set: three precision-machining SOPs (zh-Hant), an export procedure and
 # a reflow profile (English), two Simplified-Chinese encyclopedia passages.
@@ -526,3 +526,27 @@ def test_the_words_inside_a_word_are_the_dictionary_s(word: str, inside: list[st
 )
 def test_hours_of_work_or_of_running_state_a_duration(text):
     assert answer_types.states(answer_types.DURATION, text)
+
+
+@pytest.mark.parametrize(
+    ("question", "glued"),
+    [
+        ("體檢想取消，要幾多個工作天前通知先可以全數退款？", "天前"),  # clinic
+        ("計劃停水要提早幾多日貼通告？", "日贴"),  # propmgmt
+        ("普通变更要提前几个工作日报给 CAB？", "日报"),  # itdesk
+        ("海港置業緊急維修，我哋要幾多個鐘內到場？", "钟内"),  # hkrepair
+        ("延長保固最晚要在領牌後幾個月內買？", "月内买"),  # dealer
+        ("艾克美客訴時，8D 報告要在幾個工作天內交？", "天内交"),  # demo
+    ],
+)
+def test_the_quantity_a_question_asks_for_is_not_glued_to_the_next_word(question, glued):
+    # "how many working days before" asks for an amount; a segmenter glues its unit to what
+    # follows, a word no document writes, which then weighs the most of all
+    units = answerability.query_units(question)
+    assert glued not in units
+    assert glued not in {t.text for t in relevance.question_terms(question)}
+
+
+def test_the_unit_a_question_asks_in_stays_one_of_its_words():
+    # 小時 of 「多少小時」 is written beside every duration in hours (demo's salt-spray question)
+    assert "小时" in answerability.query_units("钝化件盐雾测试时间是多少小时？")
