@@ -89,7 +89,7 @@ def _spelled(units: str) -> re.Pattern[str]:
 def with_digits(normalized: str, units: str) -> str:
     """A normalised text with every number written in words before a unit of measure (`units`,
     a regex alternation) written in digits: 「每两个月」 → 「每2个月」, "two business days" →
-    "2   business days", "three (3) months" → "      3  months". Same length, so an offset
+    "  2 business days", "three (3) months" → "        3 months". Same length, so an offset
     in the result is the same character's in `normalized`; a numeral whose digits would be
     longer (十, 10) stays as written."""
     if not spells_a_number(normalized):
