@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import functools
 import re
 import unicodedata
 from decimal import Decimal, InvalidOperation
+
+from services.language import units
 
 # Clause ends in Chinese and English prose. A comma also ends a clause, so that
 # "不需要特殊檢驗，請依標準交期回覆" reads as two statements with their own polarity.
@@ -79,24 +80,24 @@ _SPELLED_EN = (
 )
 
 
-@functools.lru_cache(maxsize=4)
-def _spelled(units: str) -> re.Pattern[str]:
-    # not a grade, a fiscal year, a decade or a session (三年級, 一年度, 八十年代, 第三屆)
-    after = rf"(?=\s*(?:{units})(?![a-z级級度代届屆]))"
-    return re.compile(rf"{_SPELLED_CJK}{after}|{_SPELLED_EN}{after}")
+_UNIT_FORMS = "|".join(re.escape(u) for u in sorted(units.UNITS, key=len, reverse=True))
+# not a grade, a fiscal year, a decade or a session (三年級, 一年度, 八十年代, 第三屆)
+_UNIT_AFTER = rf"(?=\s*(?:{_UNIT_FORMS})(?![a-z级級度代届屆]))"
+_SPELLED = re.compile(rf"{_SPELLED_CJK}{_UNIT_AFTER}|{_SPELLED_EN}{_UNIT_AFTER}")
 
 
-def with_digits(normalized: str, units: str) -> str:
-    """A normalised text with every number written in words before a unit of measure (`units`,
-    a regex alternation) written in digits: 「每两个月」 → 「每2个月」, "two business days" →
-    "  2 business days", "three (3) months" → "        3 months". Same length, so an offset
+def with_digits(normalized: str) -> str:
+    """A normalised text with every number written in words before a unit of measure or a
+    currency (services.language.units) written in digits: 「每两个月」 → 「每2个月」, "two
+    business days" → "  2 business days", "three (3) months" → "        3 months". Same
+    length, so an offset
     in the result is the same character's in `normalized`; a numeral whose digits would be
     longer (十, 10) stays as written."""
     if not spells_a_number(normalized):
         return normalized
     pieces: list[str] = []
     last = 0
-    for match in _spelled(units).finditer(normalized):
+    for match in _SPELLED.finditer(normalized):
         cjk, word, bracketed = match.group(1), match.group(2), match.group(3)
         if cjk is not None:
             value = _cjk_value(cjk)

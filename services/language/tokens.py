@@ -402,16 +402,23 @@ _QUANTITY_IN_TEXT = re.compile(
 _ASKED_QUANTITY = re.compile(rf"(?:几多|多少|几)\s*(?:個|个)?\s*(?:{_QUANTITY_UNITS}|钟)(?![a-z])")
 
 
-def glued_to_asked_quantity(word: str, normalized: str) -> bool:
-    """Whether a segmenter's word runs out of the quantity a question asks for into what follows
-    it (天前 of 「幾多個工作天前通知」, 日贴 of 「幾多日貼通告」, 钟内 of 「幾多個鐘內」): a word no
-    text writes, glued of the asked unit and the next character. The unit alone (小时 of
-    「多少小時」) is a word of the question."""
-    for asked in _ASKED_QUANTITY.finditer(normalized):
-        at = normalized.find(word, max(0, asked.end() - len(word) + 1))
-        if 0 <= at < asked.end() < at + len(word):
-            return True
-    return False
+def unglued(words: Iterable[str], normalized: str) -> list[str]:
+    """A segmenter's words of a question, without those that run out of the quantity it asks
+    for into what follows it (天前 of 「幾多個工作天前通知」, 日贴 of 「幾多日貼通告」, 钟内 of
+    「幾多個鐘內」): words no text writes, glued of the asked unit and the next character. The
+    unit alone (小时 of 「多少小時」) is a word of the question."""
+    ends = [asked.end() for asked in _ASKED_QUANTITY.finditer(normalized)]
+    if not ends:
+        return list(words)
+
+    def glued(word: str) -> bool:
+        for end in ends:
+            at = normalized.find(word, max(0, end - len(word) + 1))
+            if 0 <= at < end < at + len(word):
+                return True
+        return False
+
+    return [word for word in words if not glued(word)]
 
 
 def without_quantities(normalized: str) -> str:

@@ -151,16 +151,8 @@ def query_units(query: str) -> list[str]:
     found = list(text_analysis.identifiers(query))
     # an identifier is one unit, not the words inside it
     norm = _without(found, text_analysis.without_quantities(text_analysis.normalize(query)))
-    found += [
-        w
-        for w in text_analysis.content_words(norm, times=True)
-        if w not in found and not text_analysis.glued_to_asked_quantity(w, norm)
-    ]
-    found += [
-        w
-        for w in frequency.unknown_words(norm)
-        if w not in found and not text_analysis.glued_to_asked_quantity(w, norm)
-    ]
+    words = [*text_analysis.content_words(norm, times=True), *frequency.unknown_words(norm)]
+    found += [w for w in dict.fromkeys(text_analysis.unglued(words, norm)) if w not in found]
     return found
 
 

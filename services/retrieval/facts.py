@@ -127,7 +127,7 @@ class Fact:
 def extract_facts(text: str) -> list[Fact]:
     if not _may_state(text):
         return []  # a fact's value is a number (a date's or a time's too)
-    norm = _with_digits(aligned_normalize(text)[0])
+    norm = _read(text)
     dated = _DATE.sub(lambda m: "#" * len(m.group()), norm)
     masked = _mask(norm)
     facts = []
@@ -241,9 +241,10 @@ def _may_state(text: str) -> bool:
     return text_analysis.has_digit(text) or sentences.spells_a_number(text)
 
 
-def _with_digits(norm: str) -> str:
-    """Numbers written in words before a unit read as digits (「兩個月」, "three (3) months")."""
-    return sentences.with_digits(norm, _UNIT_ALT)
+def _read(text: str) -> str:
+    """The normalised text, numbers written in words before a unit as digits (「兩個月」,
+    "three (3) months"): offsets as `aligned_normalize`'s."""
+    return sentences.with_digits(aligned_normalize(text)[0])
 
 
 def _mask(norm: str) -> str:
@@ -325,7 +326,7 @@ def quantities(text: str) -> list[tuple[str, str]]:
     in its clause (dates and the digits inside identifiers are not quantities)."""
     if not _may_state(text):
         return []
-    norm = _with_digits(aligned_normalize(text)[0])
+    norm = _read(text)
     found = []
     for match in _FACT.finditer(_mask(norm)):
         unit = _CURRENCIES.get(match.group("cur") or "") or _UNITS.get(match.group("unit") or "")
@@ -338,7 +339,7 @@ def quantity_units(text: str) -> frozenset[str]:
     """Every canonical unit a quantity in `text` is stated in, plus "date" for calendar dates."""
     if not _may_state(text):
         return frozenset()
-    norm = _with_digits(aligned_normalize(text)[0])
+    norm = _read(text)
     units = {"date"} if _DATE.search(norm) else set()
     for match in _FACT.finditer(_mask(norm)):
         unit = _CURRENCIES.get(match.group("cur") or "") or _UNITS.get(match.group("unit") or "")

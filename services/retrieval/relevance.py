@@ -521,7 +521,7 @@ def question_terms(query: str, known: Callable[[str], int] | None = None) -> lis
     dictionary glued to a question word (「哪些項目」) counts as the word alone, and one that
     is only the question word and a measure (「哪幾天」「哪幾種」) counts as nothing, and so does
     one glued of the unit of the quantity asked and what follows it (天前 of 「幾多個工作天前
-    通知」: `text_analysis.glued_to_asked_quantity`).
+    通知」: `text_analysis.unglued`).
     `known` (how many chunks the principal may read contain a word) re-cuts what the segmenter
     cut across the knowledge's own words (`_recut`)."""
     # What a query only tells still names its subject: identifiers and names count from there.
@@ -535,17 +535,8 @@ def question_terms(query: str, known: Callable[[str], int] | None = None) -> lis
     norm = text_analysis.without_quantities(text_analysis.normalize(asking))
     names = text_analysis.proper_nouns(text_analysis.normalize(told)) if told else []
     seen = {t.text for t in terms}
-    asked = [
-        w
-        for w in text_analysis.content_words(norm, times=True)
-        if not text_analysis.glued_to_asked_quantity(w, norm)
-    ]
-    unknown = [
-        w
-        for w in frequency.unknown_words(norm)
-        if not text_analysis.glued_to_asked_quantity(w, norm)
-    ]
-    for word in [*asked, *unknown, *names]:
+    asked = [*text_analysis.content_words(norm, times=True), *frequency.unknown_words(norm)]
+    for word in [*text_analysis.unglued(asked, norm), *names]:
         word = _without_question_word(word)
         if _CJK.search(word) and word not in seen:
             seen.add(word)
