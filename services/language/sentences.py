@@ -342,3 +342,51 @@ def char_bigrams(text: str) -> set[str]:
         if len(run) == 1:
             grams.add(run)
     return grams
+
+
+def asking_and_told(query: str) -> tuple[str, str]:
+    """The sentences of a query that ask (end with a question mark) and those that tell, when
+    it has both: 「本館正式開館是哪一天？要寫進館慶海報」 asks for a date; the poster is why, and
+    no document need mention it. A query without a question mark, or only of questions, asks
+    whole and tells nothing; its identifiers count wherever they stand."""
+    found = [s for s in query_sentences(query) if s]
+    asking = [s for s in found if s.rstrip("!！").endswith(("?", "？"))]
+    if not asking or len(asking) == len(found):
+        return query, ""
+    return " ".join(asking), " ".join(s for s in found if s not in asking)
+
+
+# A capitalised word of one to three letters before a full stop is an abbreviation, not a
+# sentence's end ("St. Elizabeth", "Mr. Lee", "U.S. Army").
+_ABBREVIATION = re.compile(r"(?:^|[\s.(])[A-Z][a-z]{0,2}\.$")
+
+_OPENING = "《「『“（("
+_CLOSING = "》」』”）)"
+_ENDS = "。！？!?\n"
+
+
+def query_sentences(query: str) -> list[str]:
+    """A query cut after its sentence-ending punctuation (a run of it, such as 「？！」), never
+    inside a title or quotation (「《停止！！ 雲雀》在哪個雜誌上連載？」 is one sentence); a Latin
+    full stop ends a sentence before a capital letter, unless it closes an abbreviation."""
+    found: list[str] = []
+    depth = 0
+    current = ""
+    for i, ch in enumerate(query):
+        current += ch
+        depth += (ch in _OPENING) - (ch in _CLOSING and depth > 0)
+        following = query[i + 1 : i + 2]
+        ends = ch in _ENDS and following not in _ENDS
+        # a Latin "!" or "?" before a lower-case word is inside a name ("Wow! eye Taiwan")
+        ends = ends and not (ch in "!?" and query[i + 1 :].lstrip()[:1].islower())
+        ends = ends or (
+            ch == "."
+            and following == " "
+            and query[i + 2 : i + 3].isupper()
+            and not _ABBREVIATION.search(current)
+        )
+        if depth == 0 and ends:
+            found.append(current.strip())
+            current = ""
+    found.append(current.strip())
+    return found

@@ -36,7 +36,7 @@ import re
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 
-from services.language import answer_types, bilingual, frequency
+from services.language import answer_types, bilingual, frequency, sentences
 from services.language import tokens as text_analysis
 
 # Share of the query's IDF weight a span (with its title) must cover. Fitted on CMRC 2018 dev
@@ -113,9 +113,14 @@ def profile(query: str, document_frequency: Callable[[str], int], size: int) -> 
     # Only what the principal's knowledge uses can be distinctive, and rarity there counts as
     # much as the word is specific in its language: a procedure rarely writes "inside" or
     # "put" because of its register, not because they are what the question is about (電鍍 is
-    # rare in both).
+    # rare in both). And only a word of what the question asks: 「中環診所星期六幾點收工呀？
+    # 有病人問緊」 asks about the clinic's hours, whoever is asking (relevance reads the words
+    # of the sentences that ask, too).
+    candidates = _asked_units(query, known)
     distinctive = (
-        max(known, key=lambda u: (weights[u] * frequency.informativeness(u), u)) if known else None
+        max(candidates, key=lambda u: (weights[u] * frequency.informativeness(u), u))
+        if candidates
+        else None
     )
     return QueryProfile(
         query=query,
@@ -130,6 +135,19 @@ def profile(query: str, document_frequency: Callable[[str], int], size: int) -> 
         ),
         numbers=question_numbers(query),
     )
+
+
+def _asked_units(query: str, units: list[str]) -> list[str]:
+    """Those of a query's units the sentences that ask say, or its identifiers, wherever they
+    stand (`sentences.asking_and_told`); all of them when it only asks, or when the asking
+    sentences say none."""
+    asking, told = sentences.asking_and_told(query)
+    if not told:
+        return units
+    said = {*query_units(asking), *text_analysis.identifiers(query)}
+    folded = text_analysis.normalize(asking)
+    asked = [u for u in units if u in said or (_CJK.match(u) and u in folded)]
+    return asked or units
 
 
 def _said_nowhere(unit: str, document_frequency: Callable[[str], int]) -> bool:

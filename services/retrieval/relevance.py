@@ -116,7 +116,7 @@ import unicodedata
 from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 
-from services.language import answer_types, bilingual, frequency, units
+from services.language import answer_types, bilingual, frequency, sentences, units
 from services.language import tokens as text_analysis
 from services.language.tokens import Term
 from services.retrieval import facts, moments
@@ -376,7 +376,7 @@ def _question_names(query: str) -> _Names:
     「《我的暑假》是由哪个公司发售的游戏？」), capitalised words inside an English sentence, and
     a capitalised Latin word a Chinese question keeps (「Playfish的总部在哪里？」; an acronym,
     MOSFET or RMA, is a term)."""
-    asked = _asking(query)[0]
+    asked = sentences.asking_and_told(query)[0]
     asking = text_analysis.normalize(asked)
     titled = frozenset(
         w
@@ -525,7 +525,7 @@ def question_terms(query: str, known: Callable[[str], int] | None = None) -> lis
     `known` (how many chunks the principal may read contain a word) re-cuts what the segmenter
     cut across the knowledge's own words (`_recut`)."""
     # What a query only tells still names its subject: identifiers and names count from there.
-    asking, told = _asking(query)
+    asking, told = sentences.asking_and_told(query)
     terms = [t for t in text_analysis.content_terms(query) if t.kind == "identifier"]
     terms += [
         t
@@ -647,7 +647,7 @@ _ASKING_FOR_KIND_LATIN = re.compile(r"\b(?:what|which)\s+(?:kind\s+of\s+|type\s+
 def answer_categories(query: str) -> frozenset[str]:
     """The words of a question (as Term.text) that say what kind of thing its answer is: the
     noun right after an interrogative determiner (see above)."""
-    norm = text_analysis.normalize(_asking(query)[0])
+    norm = text_analysis.normalize(sentences.asking_and_told(query)[0])
     found: set[str] = set()
     for match in _ASKING_FOR_KIND_CJK.finditer(norm):
         rest = norm[match.end() : match.end() + 8]
@@ -660,58 +660,11 @@ def answer_categories(query: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _asking(query: str) -> tuple[str, str]:
-    """The sentences of a query that ask (end with a question mark) and those that tell, when
-    it has both: 「本館正式開館是哪一天？要寫進館慶海報」 asks for a date; the poster is why, and
-    no document need mention it. A query without a question mark, or only of questions, asks
-    whole and tells nothing; its identifiers count wherever they stand."""
-    sentences = [s for s in _sentences(query) if s]
-    asking = [s for s in sentences if s.rstrip("!！").endswith(("?", "？"))]
-    if not asking or len(asking) == len(sentences):
-        return query, ""
-    return " ".join(asking), " ".join(s for s in sentences if s not in asking)
-
-
 # A capitalised word inside a sentence, not its first: a name ("Singapore", "Keller").
 _PROPER = re.compile(r"(?<=[A-Za-z0-9,;:)] )[A-Z][a-z][A-Za-z-]*\b")
 
 # A capitalised word opening a sentence.
 _OPENING_WORD = re.compile(r"(?:^|(?<=[.?!] ))[A-Z][a-z][A-Za-z-]*\b")
-
-# A capitalised word of one to three letters before a full stop is an abbreviation, not a
-# sentence's end ("St. Elizabeth", "Mr. Lee", "U.S. Army").
-_ABBREVIATION = re.compile(r"(?:^|[\s.(])[A-Z][a-z]{0,2}\.$")
-
-_OPENING = "《「『“（("
-_CLOSING = "》」』”）)"
-_ENDS = "。！？!?\n"
-
-
-def _sentences(query: str) -> list[str]:
-    """A query cut after its sentence-ending punctuation (a run of it, such as 「？！」), never
-    inside a title or quotation (「《停止！！ 雲雀》在哪個雜誌上連載？」 is one sentence); a Latin
-    full stop ends a sentence before a capital letter, unless it closes an abbreviation."""
-    found: list[str] = []
-    depth = 0
-    current = ""
-    for i, ch in enumerate(query):
-        current += ch
-        depth += (ch in _OPENING) - (ch in _CLOSING and depth > 0)
-        following = query[i + 1 : i + 2]
-        ends = ch in _ENDS and following not in _ENDS
-        # a Latin "!" or "?" before a lower-case word is inside a name ("Wow! eye Taiwan")
-        ends = ends and not (ch in "!?" and query[i + 1 :].lstrip()[:1].islower())
-        ends = ends or (
-            ch == "."
-            and following == " "
-            and query[i + 2 : i + 3].isupper()
-            and not _ABBREVIATION.search(current)
-        )
-        if depth == 0 and ends:
-            found.append(current.strip())
-            current = ""
-    found.append(current.strip())
-    return found
 
 
 def _without_question_word(word: str) -> str:
@@ -921,7 +874,7 @@ _MEMBER_CJK = re.compile(r"(?<![月\d])(\d{1,3})\s*号\s*([a-z]{2,}|[\u4e00-\u9f
 
 def asked_series(query: str) -> dict[str, set[str]]:
     """The members of numbered series the asking part of a question names (rule 5)."""
-    return numbered(text_analysis.normalize(_asking(query)[0]))
+    return numbered(text_analysis.normalize(sentences.asking_and_told(query)[0]))
 
 
 def numbered(normalized: str) -> dict[str, set[str]]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from services.language import answer_types
+from services.language import answer_types, sentences
 from services.language import tokens as text
 from services.retrieval import answerability, relevance, spans
 
@@ -415,6 +415,62 @@ def profile_over(knowledge: list[str], query: str) -> answerability.QueryProfile
     return answerability.profile(
         query, lambda u: answerability.document_frequency(u, texts, units), len(texts)
     )
+
+
+# Knowledge from three sets: a Hong Kong clinic's opening hours and direct-billing rules
+# (Cantonese desk), a hotel's corporate rate agreement and its rate rules, a car maker's
+# service bulletins.
+CLINIC = [
+    "| 中環診所（栢泉大廈） | 09:00–19:00 | 09:00–13:00 | 休息 |",
+    "中環診所星期六只設普通科，不設體檢及抽血服務。",
+    "由 2026 年 7 月 1 日起，中環診所星期六應診時間改為 09:00–13:00（原為 09:00–17:00）。",
+    "病人登記時須出示有效會員卡正本及香港身份證；未能出示者須先付款，再自行向保險公司索償。",
+]
+HOTEL = [
+    "2. 行政客房（單人或雙人入住）：NT$5,500 淨價，已含 10% 服務費及 5% 營業稅，含二客早餐及行政酒廊禮遇。",
+    "1. 豪華客房（單人或雙人入住）：NT$4,950 淨價，已含 10% 服務費及 5% 營業稅，含一客早餐。",
+    "第二條 房量承諾：客戶預估全年使用 2,800 間夜；實際使用未達 2,000 間夜時，乙方得於次年度調整協議價。",
+    "晶星半導體 2026 年度企業住房協議書（台北朗灣）",
+    "帳戶：晶星半導體 Kingstar Semiconductor（Profile ID 88215）",
+    "A fixed negotiated corporate rate may be offered to accounts producing at least 300 room "
+    "nights per year at the property.",
+]
+BULLETINS = [
+    "Subject: Sliding door roller noise, Loda MY2025. Symptom: squeak from the right sliding "
+    "door when opening at low temperature.",
+    "TSB-CV-2026-022: Warranty op code LD-2231, labour 0.4 h.",
+    "TSB-CV-2026-014: Warranty op code BR-0142, labour 0.3 h per axle.",
+    "Subject: Front brake caliper mounting bolt tightening torque, Aster.",
+    "Technical service bulletin (TSB) index for Loda and Aster.",
+]
+
+
+@pytest.mark.parametrize(
+    ("knowledge", "query", "told"),
+    [
+        (CLINIC, "中環診所星期六幾點收工呀？有病人問緊", "病人"),
+        (HOTEL, "晶星行政客房協議價多少？客人說含兩客早餐跟酒廊", "酒廊"),
+        (
+            BULLETINS,
+            "Loda sliding door squeaking when cold morning. TSB say what op code and how many "
+            "hours?",
+            "squeak",
+        ),
+    ],
+)
+def test_the_distinctive_word_is_one_of_what_the_question_asks(
+    knowledge: list[str], query: str, told: str
+) -> None:
+    """A sentence that tells (who is asking, what the guest said, what was seen) is no part of
+    what must be answered: relevance reads the words of the asking sentences, and the word every
+    relevant item must contain is one of them, however rare the told word is."""
+    found = profile_over(knowledge, query)
+    asking, _ = sentences.asking_and_told(query)
+    assert found.distinctive is not None and found.distinctive != told
+    assert found.distinctive in answerability.query_units(asking)
+    # Asked as a question of its own, the told sentence's word is the rarest the knowledge uses.
+    asked_too = query.replace("。", "？").replace(". ", "? ") + ("" if query[-1] in "?？" else "？")
+    assert profile_over(knowledge, asked_too).distinctive == told
 
 
 def test_a_word_no_readable_chunk_uses_weighs_most_but_is_never_the_distinctive_one():
