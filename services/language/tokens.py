@@ -184,6 +184,17 @@ def normalize_script(text: str) -> str:
     return str(_t2s().convert(text))
 
 
+@functools.cache
+def _s2t() -> opencc.OpenCC:
+    return opencc.OpenCC("s2t")
+
+
+def written_simplified(text: str) -> bool:
+    """Whether a Chinese text is written in Simplified characters: it has characters the
+    Traditional script writes otherwise (门, 费, 价) and none the Simplified one does (門, 費)."""
+    return str(_t2s().convert(text)) == text and str(_s2t().convert(text)) != text
+
+
 _SUFFIXES = (
     ("ations", "ate"),
     ("ation", "ate"),

@@ -43,6 +43,8 @@ for canonical, forms in {
     "cfu": ["cfu"],  # colony-forming units (a food plant's microbiology limits)
     "pcs": ["件", "片", "支", "pcs", "pieces", "piece"],
     # Currencies written after the amount (41.50 USD, 300 美元); prefixes are _CURRENCIES.
+    # 元 alone is the yuan of the text's script (services.retrieval.facts.yuan: renminbi in
+    # Simplified Chinese); listed here as a currency word.
     "TWD": ["元", "twd"],
     "USD": ["usd", "美元", "美金"],
     "EUR": ["eur", "euros", "euro", "歐元", "欧元"],

@@ -132,7 +132,7 @@ def extract_facts(text: str) -> list[Fact]:
     masked = _mask(norm)
     facts = []
     for match in _FACT.finditer(masked):
-        unit = _CURRENCIES.get(match.group("cur") or "") or _UNITS.get(match.group("unit") or "")
+        unit = _unit(match, text)
         if unit is None:
             continue
         action = ""
@@ -314,11 +314,30 @@ CURRENCY_UNITS = frozenset(_CURRENCIES.values()) | {"TWD", "USD", "EUR", "CNY"}
 _NAMED_CURRENCIES = {"新台币": "TWD", "台币": "TWD", "ntd": "TWD"}
 
 
-def currency_code(word: str) -> str | None:
-    """The canonical currency of a (normalised) currency word: gbp → GBP, 元 → TWD (as an amount
-    in 元 is read), 新台币 → TWD; None for any other word."""
+def currency_code(word: str, written: str = "") -> str | None:
+    """The canonical currency of a (normalised) currency word: gbp → GBP, 新台币 → TWD, 元 the
+    yuan of the script `written` (the text it stands in) is in (`yuan`); None for any other
+    word."""
+    if word == "元":
+        return yuan(written)
     unit = _CURRENCIES.get(word) or _UNITS.get(word) or _NAMED_CURRENCIES.get(word)
     return unit if unit in CURRENCY_UNITS else None
+
+
+def yuan(written: str) -> str:
+    """The currency an amount in 元 alone is in, by the script of the (raw) text it is written
+    in: the renminbi in Simplified Chinese (mainland China's script), else the New Taiwan
+    dollar. Where another currency is named with the amount (港幣3,500元, 人民币 85,000 元,
+    NT$420), the name says which."""
+    return "CNY" if text_analysis.written_simplified(written) else "TWD"
+
+
+def _unit(match: re.Match[str], written: str) -> str | None:
+    """The canonical unit of a quantity `_FACT` matched in a text (`written`, as written)."""
+    if match.group("cur"):
+        return _CURRENCIES.get(match.group("cur"))
+    word = match.group("unit") or ""
+    return yuan(written) if word == "元" else _UNITS.get(word)
 
 
 def quantities(text: str) -> list[tuple[str, str]]:
@@ -329,7 +348,7 @@ def quantities(text: str) -> list[tuple[str, str]]:
     norm = _read(text)
     found = []
     for match in _FACT.finditer(_mask(norm)):
-        unit = _CURRENCIES.get(match.group("cur") or "") or _UNITS.get(match.group("unit") or "")
+        unit = _unit(match, text)
         if unit is not None:
             found.append((_value(match), unit))
     return found
@@ -342,7 +361,7 @@ def quantity_units(text: str) -> frozenset[str]:
     norm = _read(text)
     units = {"date"} if _DATE.search(norm) else set()
     for match in _FACT.finditer(_mask(norm)):
-        unit = _CURRENCIES.get(match.group("cur") or "") or _UNITS.get(match.group("unit") or "")
+        unit = _unit(match, text)
         if unit is not None:
             units.add(unit)
     return frozenset(units)

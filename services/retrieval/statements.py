@@ -390,7 +390,7 @@ def _answer(
                 candidates += [
                     (0, line, header, (quantity,))
                     for header, quantity in _priced_cells(
-                        reading, chunk_id, columns, cells, currency
+                        reading, chunk_id, columns, cells, currency, doc.body
                     )
                 ]
             elif cells and not any(ch.isdigit() for ch in line):
@@ -609,6 +609,7 @@ def _priced_cells(
     columns: list[str],
     cells: list[str],
     document_currency: Callable[[], str | None],
+    written: str,
 ) -> list[tuple[str, Quantity]]:
     """Bare amounts of a table row (「1｜LH-1932-017｜青花纏枝蓮紋大盤｜2,400,000」) as money,
     each said of its column's header: in the currency the header names (「单价（元，含税）」,
@@ -626,7 +627,7 @@ def _priced_cells(
         # （元）」 over 350); under one naming a price only, in a price list's form (18,000).
         if word is None and listed and answer_types.names_a_price(folded):
             word = document_currency()
-        code = facts.currency_code(word) if word else None
+        code = facts.currency_code(word, written) if word else None
         amount = _amount(cell.replace(",", ""))
         if code is None or amount is None:
             continue

@@ -18,6 +18,22 @@ from services.retrieval.embedders import UseEmbedder
 from services.retrieval.types import Evidence
 
 DOCS = {
+    # clinic: the Shenzhen clinics' price notice and their fee schedule (Simplified Chinese),
+    # which disagree on the consultation fee
+    "SZ-PRICE-NOTICE": (
+        "医疗服务价格公示（福田、南山）",
+        "医疗服务价格公示（福田门诊部、南山门诊部）\n公示日期：2026年7月1日\n\n"
+        "| 服务项目 | 计价单位 | 价格（元） |\n|---|---|---|\n"
+        "| 普通门诊诊金 | 次 | 350 |\n| 夜诊附加费 | 次 | 100 |\n"
+        "| 九价 HPV 疫苗 | 针 | 1380 |\n\n如对价格有疑问，请向前台咨询。",
+    ),
+    "SZ-FEES": (
+        "深圳门诊部收费标准（2026年7月版）",
+        "深圳栢泉门诊部 收费标准（2026年7月版）\n"
+        "适用：福田门诊部、南山门诊部　生效日期：2026年7月1日\n\n"
+        "| 项目 | 价格（人民币） |\n|---|---|\n| 普通门诊诊金 | ¥380 |\n"
+        "| 夜诊附加费（19:00 后） | ¥100 |\n| 个人入职体检 | ¥498 |\n\n备注：以上价格含税。",
+    ),
     # hkrepair: a retailer's service hours and its counter staff's FAQ (Cantonese), which
     # disagree on when the repair hotline closes
     "SOP-HOURS": (
@@ -531,6 +547,32 @@ def test_a_question_asking_for_money_compares_amounts_in_each_currency(query, do
     assert [amount in values[d] for d, amount in zip(documents, amounts, strict=True)] == [1, 1]
 
 
+@pytest.mark.parametrize(
+    ("clause", "currency"),
+    [
+        # Simplified Chinese writes the renminbi as 元: a Shenzhen clinic's price notice, an IT
+        # service desk's on-call allowance
+        ("| 普通门诊诊金 | 次 | 350 元 |", "CNY"),
+        ("工作日：主值班每天 150 元，备值班每天 80 元。", "CNY"),
+        # Traditional Chinese in Taiwan the New Taiwan dollar: a contractor's travel rules
+        ("第四條（日支費）\n膳雜費每日新臺幣600元；住宿每晚上限 2,400 元。", "TWD"),
+        # a currency named with the amount says which, in either script
+        ("私家車月租車位：港幣3,500元", "HKD"),
+        ("年费为人民币 150,000 元/年", "CNY"),
+    ],
+)
+def test_an_amount_in_yuan_is_in_the_currency_of_its_script(clause, currency):
+    assert {q.measure for q in statements.quantities_in(clause)} == {f"money:{currency}"}
+
+
+def test_a_price_notice_in_yuan_and_a_price_list_in_renminbi_are_compared():
+    # clinic: the Shenzhen clinics' price notice (「价格（元）」) and their fee schedule (¥)
+    found, _ = conflicts("福田普通门诊诊金现在收多少钱？", "SZ-PRICE-NOTICE", "SZ-FEES")
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [
+        {"SZ-PRICE-NOTICE": "350 CNY", "SZ-FEES": "380 CNY"}
+    ]
+
+
 def test_a_calendar_year_is_not_a_duration():
     assert statements.quantities_in("但在2002年時配合東北新幹線通車") == []
     assert [q.shown for q in statements.quantities_in("紀錄保存至少5年")] == ["5 year"]
@@ -695,11 +737,11 @@ def test_a_word_nothing_readable_says_names_the_subject_only_as_a_noun(
             ("LOAN-CONTRACT", "LOAN-SCHEDULE"),
             {"LOAN-CONTRACT": "2000000 TWD", "LOAN-SCHEDULE": "2,400,000 TWD"},
         ),
-        # the currency in the column's own header
+        # the currency in the column's own header (元 of a Simplified-Chinese quote: renminbi)
         (
             "额外稳定性考察单批单条件多少钱？",
             ("QUOTE-STAB", "NOTE-STAB"),
-            {"QUOTE-STAB": "18,000 TWD", "NOTE-STAB": "16000 TWD"},
+            {"QUOTE-STAB": "18,000 CNY", "NOTE-STAB": "16000 CNY"},
         ),
     ],
 )
