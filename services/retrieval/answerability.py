@@ -13,8 +13,8 @@ document's title) are:
   document uses weighs little and the name of the thing asked about weighs most. A unit no
   eligible chunk contains keeps the highest weight;
 * **the most distinctive unit must be covered**: the heaviest unit of the query that the
-  principal's knowledge uses at all (電鍍 in 「電鍍外包前置時間」) has to be in the span or its
-  title;
+  principal's knowledge uses at all (電鍍 in 「電鍍外包前置時間」), among those of the sentences
+  that ask when the query also tells, has to be in the span or its title;
 * **identifiers** (part numbers, specs) must all be there;
 * **the answer type**: a question that asks for a date (calendar, relative or weekday, Chinese
   or English), a duration, an amount of money, a count, a percentage, a person or a temperature

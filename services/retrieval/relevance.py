@@ -57,7 +57,8 @@ The rule (documented in README "Retrieval"):
      characters of the same sound (莱索托 for 賴索托: `bilingual.homophone_in`) — not where half
      its characters stand: 汉传佛教 does not write 藏传佛教, 「QA经理」 does not name 陈经理.
 3. The query's most distinctive unit (services.retrieval.answerability: the heaviest by IDF over
-   the principal's eligible set among those the knowledge uses at all, 電鍍 in 「電鍍外包前置時間」)
+   the principal's eligible set among those the knowledge uses at all and the sentences that ask
+   say, 電鍍 in 「電鍍外包前置時間」)
    must be in a relevant item written in its script (a two-character Chinese word also as the
    longer word it shortens, 停班 in 停止上班, as every term is found: `term_found`; a longer one
    also by a word of the dictionary inside it, 分體 of 分體式 in 「分體機每套清洗」; an English
