@@ -345,15 +345,37 @@ def char_bigrams(text: str) -> set[str]:
 
 
 def asking_and_told(query: str) -> tuple[str, str]:
-    """The sentences of a query that ask (end with a question mark) and those that tell, when
-    it has both: 「本館正式開館是哪一天？要寫進館慶海報」 asks for a date; the poster is why, and
-    no document need mention it. A query without a question mark, or only of questions, asks
-    whole and tells nothing; its identifiers count wherever they stand."""
+    """The sentences of a query that ask and those that tell, when it has both:
+    「本館正式開館是哪一天？要寫進館慶海報」 asks for a date; the poster is why, and no document
+    need mention it. A query without a question mark, or only of questions, asks whole and
+    tells nothing; its identifiers count wherever they stand. A sentence asks when it ends with
+    a question mark, and without one when it ends with a question particle or holds an
+    interrogative (`asks`: 「超過的怎麼算」, 「每次預算上限多少」)."""
     found = [s for s in query_sentences(query) if s]
-    asking = [s for s in found if s.rstrip("!！").endswith(("?", "？"))]
+    asking = [s for s in found if asks(s)]
     if not asking or len(asking) == len(found):
         return query, ""
     return " ".join(asking), " ".join(s for s in found if s not in asking)
+
+
+# The closed class of interrogatives: Chinese question words and sentence-final particles
+# (Cantonese 點解, 邊個, 咩 among them), and an English sentence opened by a wh-word or an
+# auxiliary. Asked without a question mark, 「尾款什麼時候付清」 asks as much as with one.
+_ASKING_CJK = re.compile(
+    r"[嗎吗呢麼么][。.!！~…\s]*$|什麼|什么|怎麼|怎么|怎樣|怎样|如何|哪|幾|几|多少|誰|谁|"
+    r"為何|为何|點解|点解|點樣|点样|邊個|边个|邊度|边度|邊間|边间|咩"
+)
+_ASKING_LATIN = re.compile(
+    r"(?:who|what|when|where|which|why|how|is|are|was|were|do|does|did|can|could|should|will"
+    r"|would|may|has|have)\b",
+    re.IGNORECASE,
+)
+
+
+def asks(sentence: str) -> bool:
+    """Whether a sentence of a query asks (`asking_and_told`)."""
+    text = sentence.rstrip("!！")
+    return text.endswith(("?", "？")) or bool(_ASKING_CJK.search(text) or _ASKING_LATIN.match(text))
 
 
 # A capitalised word of one to three letters before a full stop is an abbreviation, not a

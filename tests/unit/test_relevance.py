@@ -273,6 +273,32 @@ def test_across_scripts_words_the_item_keeps_in_the_questions_language_count_too
 
 
 @pytest.mark.parametrize(
+    ("query", "asked", "told"),
+    [
+        # dealer and hotel: a second question without its question mark still asks
+        ("一般散客取送車幾公里內免費？超過的怎麼算", {"取送", "免费", "超过"}, set()),
+        ("我們內規 Loda 多久要保養一次？每次預算上限多少", {"保养", "预算", "上限"}, set()),
+        ("台北團體訂金要收幾成？尾款什麼時候付清", {"订金", "尾款", "付清"}, set()),
+        # ... and a sentence that only tells does not: clinic, hotel, dealer
+        ("中環診所星期六幾點收工呀？有病人問緊", {"中环", "收工"}, {"病人"}),
+        ("Huayi annual dinner F&B minimum how much? Lily on leave", {"dinner"}, {"leave"}),
+        (
+            "Loda sliding door squeaking when cold morning. TSB say what op code and how many "
+            "hours?",
+            {"tsb", "code"},
+            {"slide", "squeak", "cold", "morn"},
+        ),
+    ],
+)
+def test_a_sentence_asks_without_its_question_mark(
+    query: str, asked: set[str], told: set[str]
+) -> None:
+    found = {t.text for t in question_terms(query)}
+    assert asked <= found
+    assert not found & told
+
+
+@pytest.mark.parametrize(
     ("query", "terms"),
     [
         # museum: the poster is why the date is wanted, not what it is
