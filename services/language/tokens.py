@@ -189,6 +189,7 @@ def _s2t() -> opencc.OpenCC:
     return opencc.OpenCC("s2t")
 
 
+@functools.lru_cache(maxsize=4096)
 def written_simplified(text: str) -> bool:
     """Whether a Chinese text is written in Simplified characters: it has characters the
     Traditional script writes otherwise (门, 费, 价) and none the Simplified one does (門, 費)."""
