@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from decimal import Decimal, InvalidOperation
@@ -90,9 +91,8 @@ def with_digits(normalized: str) -> str:
     """A normalised text with every number written in words before a unit of measure or a
     currency (services.language.units) written in digits: 「每两个月」 → 「每2个月」, "two
     business days" → "  2 business days", "three (3) months" → "        3 months". Same
-    length, so an offset
-    in the result is the same character's in `normalized`; a numeral whose digits would be
-    longer (十, 10) stays as written."""
+    length, so an offset in the result is the same character's in `normalized`; a numeral
+    whose digits would be longer (十, 10) stays as written."""
     if not spells_a_number(normalized):
         return normalized
     pieces: list[str] = []
@@ -344,6 +344,7 @@ def char_bigrams(text: str) -> set[str]:
     return grams
 
 
+@functools.lru_cache(maxsize=1024)
 def asking_and_told(query: str) -> tuple[str, str]:
     """The sentences of a query that ask and those that tell, when it has both:
     「本館正式開館是哪一天？要寫進館慶海報」 asks for a date; the poster is why, and no document

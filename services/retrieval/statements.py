@@ -363,11 +363,6 @@ def _answer(
     silent: list[_Silent] = []
     section = ""
     previous_end = 0
-    # The currency the document names once without an amount (「單位：新臺幣」), read only for a
-    # table row with a bare amount under a header that names a price, and then once.
-    currency = functools.cache(
-        lambda: answer_types.declared_currency(text_analysis.normalize(doc.body))
-    )
     for chunk_id, start, end in sections:
         heading = ""
         heading_start = start
@@ -390,7 +385,7 @@ def _answer(
                 candidates += [
                     (0, line, header, (quantity,))
                     for header, quantity in _priced_cells(
-                        reading, chunk_id, columns, cells, currency, doc.body
+                        reading, chunk_id, columns, cells, doc.body
                     )
                 ]
             elif cells and not any(ch.isdigit() for ch in line):
@@ -608,14 +603,14 @@ def _priced_cells(
     chunk_id: str,
     columns: list[str],
     cells: list[str],
-    document_currency: Callable[[], str | None],
-    written: str,
+    body: str,
 ) -> list[tuple[str, Quantity]]:
     """Bare amounts of a table row (「1｜LH-1932-017｜青花纏枝蓮紋大盤｜2,400,000」) as money,
     each said of its column's header: in the currency the header names (「单价（元，含税）」,
     any number under it), or the one the document names once without an amount (「單位：新臺
     幣」) under a header that names a price (保險金額), an amount in a price list's form. A cell
-    that states its own unit is read as written already."""
+    that states its own unit is read as written already. `body`: the document as written (its
+    script says which yuan 元 alone is: `facts.yuan`)."""
     found: list[tuple[str, Quantity]] = []
     for header, cell in zip(columns, cells, strict=True):
         listed = answer_types.bare_amount(cell)  # in a price list's form: 18,000, 45.00
@@ -626,8 +621,8 @@ def _priced_cells(
         # Under a header naming its currency every number of the column is an amount (「價格
         # （元）」 over 350); under one naming a price only, in a price list's form (18,000).
         if word is None and listed and answer_types.names_a_price(folded):
-            word = document_currency()
-        code = facts.currency_code(word, written) if word else None
+            word = _declared_currency(body)
+        code = facts.currency_code(word, body) if word else None
         amount = _amount(cell.replace(",", ""))
         if code is None or amount is None:
             continue
@@ -635,6 +630,13 @@ def _priced_cells(
         if reading.asked_of((quantity,)):
             found.append((header, quantity))
     return found
+
+
+@functools.lru_cache(maxsize=256)
+def _declared_currency(body: str) -> str | None:
+    """The currency a document names once without an amount (「單位：新臺幣」), read only for a
+    table row with a bare amount under a header that names a price, and then once."""
+    return answer_types.declared_currency(text_analysis.normalize(body))
 
 
 def _said_of(reading: _Reading, chunk_id: str, label: str, clause: str) -> float:
