@@ -363,10 +363,11 @@ def strength(kind: str, text: str) -> float:
     return 0.5 if _STATES[TIME].search(folded) else 0.0
 
 
-def states(kind: str, text: str, *, share: bool = True) -> bool:
+def states(kind: str, text: str, *, share: bool = True, within: str | None = None) -> bool:
     """Whether `text` states an answer of this kind. An amount of money may be written bare
-    where the text names its currency once (`declared_currency`); a percentage states money
-    where the question allows a share of a price (`share`: `share_answers_money`)."""
+    where the text names its currency once (`declared_currency`), or the text it is part of
+    does (`within`: a price list's 「All prices GBP」 over its sections); a percentage states
+    money where the question allows a share of a price (`share`: `share_answers_money`)."""
     if kind == PERSON:
         folded = normalize(text)
         return bool(
@@ -375,7 +376,7 @@ def states(kind: str, text: str, *, share: bool = True) -> bool:
     folded = normalize(text)
     if kind == MONEY and share and _STATES[PERCENTAGE].search(folded):
         return True  # a surcharge, discount or markup is often a share of the price
-    if kind == MONEY and bare_amount(text) and declared_currency(folded):
+    if kind == MONEY and bare_amount(text) and declared_currency(normalize(within or text)):
         return True
     if kind == DATE and _STATES[TIME].search(folded):
         return True  # "when" is answered by a time of day too (「除下後…下午 3 時後」)

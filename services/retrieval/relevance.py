@@ -66,6 +66,13 @@ The rule (documented in README "Retrieval"):
 4. If the question asks for a type of answer (a date, a duration, money, a count, a percentage,
    a person, a temperature: services.language.answer_types), a relevant item must state one:
    「首件檢驗報告要收多少錢」 is not answered by a procedure that mentions the report but no fee.
+   It is stated where the question's most distinctive unit is (rule 3): in a paragraph of the
+   item's section that writes it, read with the heading over it and the document's opening
+   paragraph (a mail's sender and date; a price list's currency, named once, counts over all
+   of it) — anywhere in the section only where the title writes it, or no one paragraph does:
+   committee minutes that ask for a quote under the lifts' maintenance contract in one item and
+   raise the management fee in another do not say what the maintenance costs
+   (`_about_distinctive`).
    A percentage states money where a share may be asked (a fee, a surcharge, a discount), not
    a unit price, a cost or a sum (「單價」, 「多少錢」: `answer_types.share_answers_money`).
 5. An item that names other members of a numbered series the question names one member of
@@ -120,7 +127,7 @@ from dataclasses import dataclass
 from services.language import answer_types, bilingual, frequency, sentences, units
 from services.language import tokens as text_analysis
 from services.language.tokens import Term
-from services.retrieval import facts, moments
+from services.retrieval import facts, moments, spans
 
 # A CJK term counts as found when at least half of its characters are (see Term.coverage).
 TERM_SHARE = 0.5
@@ -151,6 +158,8 @@ class Item:
     section: str  # the chunks the quotes were cut from (answer types are read here)
     vector_z: float  # best standing of its chunks in the vector signal (see Candidate.vector_z)
     history: bool = False  # a past quote or mail: what was, not what holds now
+    title: str = ""  # the document's title, as written
+    body: str = ""  # the document's whole text, as written (the section where not given)
 
 
 def term_found(term: Term, text: str, units: Container[str]) -> bool:
@@ -258,8 +267,9 @@ def assess(
                 verdicts[i.evidence_ids] = None  # it is about the Leicester site, not Columbus's
     lexical = [i for i in items if verdicts[i.evidence_ids] == "lexical"]
     share = answer_types.share_answers_money(query)
+    stating = {i.evidence_ids: _about_distinctive(i, distinctive) for i in items}
     if lexical and all(
-        any(answer_types.states(k, i.section, share=share) for i in lexical) for k in asked
+        any(_states(k, i, stating[i.evidence_ids], share) for i in lexical) for k in asked
     ):
         # Words matched somewhere and state what is asked: the vector's or the dictionary's
         # pick in another language adds nothing then.
@@ -268,7 +278,7 @@ def assess(
     unanswered = [
         kind
         for kind in asked
-        if not any(answer_types.states(kind, i.section, share=share) for i in relevant)
+        if not any(_states(kind, i, stating[i.evidence_ids], share) for i in relevant)
     ]
     unnamed = _unnamed(words, unseen, items, names)
     undated = [y for y in years if not any(_writes_year(i.text, y) for i in relevant)]
@@ -753,6 +763,38 @@ def _relevant(
     if any(t.text in untranslated for t in words):
         return None
     return "vector" if item.vector_z >= OUTLIER_Z else None
+
+
+def _states(kind: str, item: Item, part: str, share: bool) -> bool:
+    """Whether the part of an item's section (`_about_distinctive`) states an answer of this
+    kind, read in the whole document: a price list names its currency once, over every part."""
+    return answer_types.states(kind, part, share=share, within=item.body or item.section)
+
+
+def _about_distinctive(item: Item, distinctive: str | None) -> str:
+    """The paragraphs of an item's section that write the question's most distinctive unit
+    (each with the heading over it: `spans.headed_paragraphs`), and the document's opening
+    paragraph (a mail's sender and date, a letterhead), where the answer asked for must be
+    stated: a meeting's minutes that discuss the lifts' maintenance contract in one item and
+    raise the management fee in another do not state what the maintenance costs. The whole
+    section where the title writes the unit (the document is about it), where the unit is of
+    another script, or where no one paragraph writes it."""
+    script = text_analysis.script_of(item.section)
+    if (
+        not distinctive
+        or _unit_script(distinctive) != script
+        or _writes_unit(distinctive, script, text_analysis.normalize(item.title))
+    ):
+        return item.section
+    about = [
+        paragraph
+        for paragraph in spans.headed_paragraphs(item.section)
+        if _writes_unit(distinctive, script, text_analysis.normalize(paragraph))
+    ]
+    if not about:
+        return item.section
+    opening = spans.paragraphs(item.body)
+    return "\n\n".join([*opening[:1], *about] if len(opening) > 1 else about)
 
 
 def _writes_unit(unit: str, script: str, text: str) -> bool:

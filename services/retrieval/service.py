@@ -133,7 +133,8 @@ class RetrievalService:
             )
             similarity = self._similarity(analysis.text)
             evidence = _narrow(chunks, verifier, profile, similarity, self.caches.analyses)
-            assessment = _judge(query, profile, evidence, block, vector_z, view, frequency)
+            bodies = _bodies(verifier, evidence)
+            assessment = _judge(query, profile, evidence, block, vector_z, view, frequency, bodies)
             assessment, reading = self._read(query, evidence, block, assessment)
             conflicts, evidence = find_conflicts(
                 evidence,
@@ -158,8 +159,10 @@ class RetrievalService:
                     similarity=similarity,
                 )
                 evidence = make_room(evidence, units, conflicts, k) if conflicts else evidence
+            if conflicts:
+                bodies = _bodies(verifier, evidence)
         if conflicts and reading is None:  # partners may have joined the evidence
-            assessment = _judge(query, profile, evidence, block, vector_z, view, frequency)
+            assessment = _judge(query, profile, evidence, block, vector_z, view, frequency, bodies)
         status = (
             "insufficient_evidence"
             if not assessment.sufficient
@@ -623,6 +626,12 @@ def _remembered_units(
     return units_of
 
 
+def _bodies(verifier: _Verifier, evidence: list[Evidence]) -> dict[str, str]:
+    """The current bodies of the evidence's documents (read once per query by verification)."""
+    found = verifier.lookup([e.document_id for e in evidence])
+    return {document_id: doc.body for document_id, doc in found.items()}
+
+
 def _judge(
     query: str,
     profile: QueryProfile,
@@ -631,6 +640,7 @@ def _judge(
     vector_z: dict[str, float],
     view: LexicalView,
     frequency: Callable[[str], int],
+    bodies: Mapping[str, str],
 ) -> Assessment:
     """Relevance reads each document's returned spans with the chunks they were cut from, and
     what the principal may read about the names the question asks about (relevance rule 9)."""
@@ -649,6 +659,8 @@ def _judge(
                 section="\n".join(block.texts[r] for r in rows),
                 vector_z=max(vector_z.get(e.chunk_id, 0.0) for e in parts),
                 history=all(e.is_history for e in parts),
+                title=parts[0].title,
+                body=bodies.get(parts[0].document_id, ""),
             )
         )
     return assess(

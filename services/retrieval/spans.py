@@ -92,6 +92,40 @@ def best_span(
     return parts[lo][0], parts[hi][1]
 
 
+_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
+# A price list's row ("Handling ...... 18.00 per W/M") leads its label to its value with dots.
+_LEADER = re.compile(r"\.{2,}|…")
+
+
+def paragraphs(text: str) -> list[str]:
+    """A text's runs of lines between blank lines, stripped."""
+    return [p for paragraph in _BLANK_LINE.split(text) if (p := paragraph.strip())]
+
+
+def headed_paragraphs(text: str) -> list[str]:
+    """A text's paragraphs (its runs of lines between blank lines), each with the heading over
+    it: a paragraph that is a heading alone ("## 4. Lifts", 「四、收費標準」) heads the paragraphs
+    after it, up to the next such heading, and is not one of its own unless nothing follows it."""
+    found: list[str] = []
+    heading = ""
+    headed = False
+    for paragraph in paragraphs(text):
+        if (
+            "\n" not in paragraph
+            and _is_heading(paragraph, 0, len(paragraph))
+            and not _LEADER.search(paragraph)
+        ):
+            if heading and not headed:
+                found.append(heading)
+            heading, headed = paragraph, False
+            continue
+        found.append(f"{heading}\n{paragraph}" if heading else paragraph)
+        headed = True
+    if heading and not headed:
+        found.append(heading)
+    return found
+
+
 def _substance(text: str) -> int:
     """How much a unit says: its letters, digits and CJK characters."""
     return sum(ch.isalnum() for ch in text)

@@ -18,7 +18,10 @@ from services.retrieval.relevance import (
 )
 
 
-def item(body: str, *, title: str = "", z: float = 0.0, eid: str = "DOC@1:0-10") -> Item:
+def item(
+    body: str, *, title: str = "", z: float = 0.0, eid: str = "DOC@1:0-10", document: str = ""
+) -> Item:
+    """`document`: the whole text `body` (the retrieved section) was cut from, if more."""
     normalized = text.normalize(f"{title}\n{body}")
     return Item(
         evidence_ids=(eid,),
@@ -27,6 +30,8 @@ def item(body: str, *, title: str = "", z: float = 0.0, eid: str = "DOC@1:0-10")
         quote=body,
         section=body,
         vector_z=z,
+        title=title,
+        body=document or body,
     )
 
 
@@ -1615,3 +1620,74 @@ def test_a_colloquial_question_is_answered_in_the_knowledge_s_own_words(query, a
 )
 def test_a_number_of_thousands_asked_with_k_is_answered_where_it_is_written_in_full(query, answer):
     assert assess(query, [item(answer)]).sufficient
+
+
+# The asked answer stated where the question's most distinctive word is: in a paragraph that
+# writes it (with the heading over it), or in the document's opening paragraph.
+MINUTES = (  # a property manager's committee minutes (Traditional Chinese, Cantonese question)
+    "海韻苑業主立案法團\n第五屆管理委員會第十二次會議紀錄\n日期：2026年10月15日\n\n"
+    "2. 2027年度財政預算\n管理費由2027年1月1日起由每平方呎港幣3.20元調整至港幣3.40元。\n\n"
+    "4. 升降機\n承辦商建議更換曳引鋼纜。委員會要求管理公司按保養合約取得報價，於下次會議討論。"
+)
+CHILLING = (  # a food factory's HACCP procedure (English)
+    "1. Scope\nCooked components chilled in blast chillers BC-1 to BC-4. Sauces cooled in the "
+    "tumble chiller TC-1 are outside this procedure.\n\n"
+    "2. Critical limit\nCore temperature from 63C to below 5C within 90 minutes."
+)
+LOANS = (  # a museum's loan procedure (Traditional Chinese)
+    "一、適用範圍：本館書畫等藏品出借予石園美術館等其他博物館。\n\n"
+    "八、費用：本館出借藏品不收取借展費；但包裝及運輸費用由借展單位負擔。\n\n"
+    "九、保險：保險金額依估價，每件不低於新臺幣500,000元，由借展單位投保。"
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "section", "title", "distinctive"),
+    [
+        ("海韻苑啲 lift 保養費一個月總共幾多錢？", MINUTES, "海韻苑管理委員會會議紀錄", "保养"),
+        (
+            "How long have we got to get the curry sauce down to 5 degrees in the tumble chiller?",
+            CHILLING,
+            "HACCP CCP2 - Blast chilling of cooked components",
+            "tumbl",
+        ),
+        ("跟石園美術館借那批書畫，借展費是多少？", LOANS, "藏品出借作業程序", "借展费"),
+    ],
+)
+def test_the_answer_asked_for_is_stated_where_the_distinctive_word_is(
+    query, section, title, distinctive
+):
+    # the fee, the time limit, the insured amount: of another item of the minutes, of the
+    # blast chillers, of insurance
+    found = item(section, title=title)
+    assert not assess(query, [found], distinctive=distinctive).sufficient
+    whole = dataclasses.replace(found, title=f"{title} {section}")  # the old reading: anywhere
+    assert assess(query, [whole], distinctive=distinctive).sufficient
+
+
+TARIFF = (  # a freight forwarder's tariff (English): its currency named once, at the top
+    "Standard Tariff 2026\nAll prices GBP, excluding VAT.\n\n"
+    "A. Customs brokerage\nImport declaration (up to 5 commodity lines) ..... 75.00\n\n"
+    "B. Felixstowe CFS (import LCL)\nFree time ........... 7 calendar days from devanning\n"
+    "Storage thereafter .. 1.20 per CBM per day"
+)
+RESIDENT_MAIL = (  # a resident's mail (Cantonese): who and when, in its opening paragraph
+    "寄件人：區太（海韻苑1座18樓C室）\n收件人：海韻苑管理處\n日期：2026年8月12日\n\n"
+    "1座B機有異響，上落成日有「咔咔」聲。\n\n想問：\n1. 使唔使我哋填表投訴？"
+)
+
+
+@pytest.mark.parametrize(
+    ("query", "section", "document", "distinctive"),
+    [
+        (
+            "What's the storage charge at the CFS after the free time?",
+            TARIFF[TARIFF.index("B. Felixstowe") :],  # the retrieved chunk: its own section
+            TARIFF,
+            "cfs",
+        ),
+        ("邊個住戶投訴過海韻苑1座B機有異響？幾時投訴？", RESIDENT_MAIL, RESIDENT_MAIL, "投诉"),
+    ],
+)
+def test_a_document_s_opening_paragraph_speaks_for_all_of_it(query, section, document, distinctive):
+    assert assess(query, [item(section, document=document)], distinctive=distinctive).sufficient

@@ -142,3 +142,30 @@ def test_a_clause_closed_by_a_colon_is_cited_with_what_it_announces():
         "QA sign-off before restart."
     )
     assert "full wet clean" in cited(sop, keywords("step-down"))
+
+
+def test_a_text_s_paragraphs_each_carry_the_heading_over_them():
+    # a property manager's minutes (Traditional Chinese) and a freight tariff (English)
+    minutes = (
+        "第五屆管理委員會第十二次會議紀錄\n\n"
+        "2. 2027年度財政預算\n管理費由2027年1月1日起調整至港幣3.40元。\n\n"
+        "4. 升降機\n委員會要求管理公司按保養合約取得報價。"
+    )
+    # the opening line heads both numbered items (neither is a heading alone)
+    assert spans.headed_paragraphs(minutes) == [
+        "第五屆管理委員會第十二次會議紀錄\n2. 2027年度財政預算\n"
+        "管理費由2027年1月1日起調整至港幣3.40元。",
+        "第五屆管理委員會第十二次會議紀錄\n4. 升降機\n委員會要求管理公司按保養合約取得報價。",
+    ]
+    tariff = (
+        "All prices GBP, excluding VAT.\n\n## B. Felixstowe CFS\n\n"
+        "Handling ... 18.00 per W/M\n\nStorage thereafter .. 1.20 per CBM per day\n\n"
+        "## C. Documentation\n\n## D. Conditions"
+    )
+    assert spans.headed_paragraphs(tariff) == [
+        "All prices GBP, excluding VAT.",
+        "## B. Felixstowe CFS\nHandling ... 18.00 per W/M",
+        "## B. Felixstowe CFS\nStorage thereafter .. 1.20 per CBM per day",
+        "## C. Documentation",
+        "## D. Conditions",
+    ]
