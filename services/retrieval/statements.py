@@ -25,7 +25,8 @@ itself is the attribute:
   for 探测器 — and the question's words are found in such an answer so too: `_written`);
 * two documents **disagree** when, in the same customer scope, their answers state quantities of
   the same measure (durations in one scale, shares, lengths, one currency, ...) and no value in
-  common, each answer names every identifier of the question (save one that an answering
+  common, each answer names every identifier of the question, in its unit or the line the unit
+  stands on (「M6×30 十字沉頭機械螺絲 黑鋅，單價 NT$ 0.45／支」; save one that an answering
   document bears in its title: it names that document, 「PO-HY-2026-0415 有沒有另外規定？」),
   and both contain the question's most distinctive word found in either of them (a titanium
   lead time does not answer a question about the standard lead time, though both are lead
@@ -958,7 +959,14 @@ def _without(profile: QueryProfile, names: frozenset[str]) -> QueryProfile:
 
 
 def _names_identifiers(profile: QueryProfile, answer: Answer) -> bool:
-    return all(text_analysis.contains_identifier(answer.context, i) for i in profile.identifiers)
+    """Whether an answer names every identifier of the question: its unit, or the line it
+    stands on (「M6×30 十字沉頭機械螺絲 黑鋅，單價 NT$ 0.45／支」: the price's clause does not
+    repeat the part its line opens with)."""
+    return all(
+        text_analysis.contains_identifier(answer.context, i)
+        or text_analysis.contains_identifier(answer.line, i)
+        for i in profile.identifiers
+    )
 
 
 def _anchor(profile: QueryProfile, a: Answer, b: Answer, subject: str | None) -> str | None:

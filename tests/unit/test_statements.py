@@ -271,6 +271,25 @@ DOCS = {
         "days of delivery.",
     ),
     "SUS304-SHEET": ("SUS304 切削件報價", "交期\n標準交期 12 日，自下單次日起算。"),
+    # A fastener maker's yearly contract and quote for one furniture customer (Traditional
+    # Chinese), and an electronics distributor's price list and LTA: each line opens with the part,
+    # and the clause of its price does not repeat it.
+    "TCF-CONTRACT": (
+        "台中木藝家具 2026 年度供貨合約（含價格附件）",
+        "年度供貨合約\n價格附件：M6×30 十字沉頭機械螺絲 黑鋅，單價 NT$ 0.45／支（未稅）。",
+    ),
+    "TCF-QUOTE": (
+        "台中木藝家具 2026 年度報價單 Q-26-0008",
+        "報價單 Q-26-0008\n品項：M6×30 十字沉頭機械螺絲 黑鋅，每千支 NT$ 420（未稅）。",
+    ),
+    "DIST-PRICES": (
+        "2026 Q4 牌價表",
+        "價格階梯（USD／pcs）\nSTM32G071RBT6 捲帶包裝，2,000 pcs 以上單價 US$1.85。",
+    ),
+    "DIST-LTA": (
+        "曜騰科技 LTA 合約附件",
+        "附件一\nSTM32G071RBT6 捲帶包裝，LTA 數量 2,000 pcs，單價 US$1.92。",
+    ),
     # A food plant's metal-detection SOP, whose table of lines a chunk may cut after its first
     # row, and the Line 4 work instruction, which tests every 2 hours.
     "SOP-METAL": (
@@ -1136,3 +1155,25 @@ def test_a_document_whose_answer_states_no_quantity_is_not_compared_by_its_other
         "Calibration interval for handheld gauges?", "SOP-CALIB-EN", "SOP-GAUGE-QA-EN"
     )
     assert [sorted(v.value for v in c.values) for c in found] == [["12 month", "6 month"]]
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "values"),
+    [
+        (
+            "台中木藝 M6x30 黑鋅 單價",
+            ("TCF-CONTRACT", "TCF-QUOTE"),
+            {"TCF-CONTRACT": "0.45 TWD", "TCF-QUOTE": "420 TWD"},
+        ),
+        (
+            "STM32G071RBT6 的單價是多少？",
+            ("DIST-PRICES", "DIST-LTA"),
+            {"DIST-PRICES": "1.85 USD", "DIST-LTA": "1.92 USD"},
+        ),
+    ],
+)
+def test_an_identifier_the_answer_s_line_opens_with_is_named_by_the_answer(
+    query, documents, values
+):
+    found, _ = conflicts(query, *documents)
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
