@@ -119,6 +119,7 @@ Similarity never decides on its own except across scripts, and then only as a ra
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Container, Sequence
@@ -788,13 +789,20 @@ def _about_distinctive(item: Item, distinctive: str | None) -> str:
         return item.section
     about = [
         paragraph
-        for paragraph in spans.headed_paragraphs(item.section)
-        if _writes_unit(distinctive, script, text_analysis.normalize(paragraph))
+        for paragraph, normalized in _paragraphs(item.section)
+        if _writes_unit(distinctive, script, normalized)
     ]
     if not about:
         return item.section
     opening = spans.paragraphs(item.body)
     return "\n\n".join([*opening[:1], *about] if len(opening) > 1 else about)
+
+
+@functools.lru_cache(maxsize=4096)
+def _paragraphs(section: str) -> tuple[tuple[str, str], ...]:
+    """A section's headed paragraphs, each with its normalised text (sections recur: the same
+    chunks answer many questions)."""
+    return tuple((p, text_analysis.normalize(p)) for p in spans.headed_paragraphs(section))
 
 
 def _writes_unit(unit: str, script: str, text: str) -> bool:
