@@ -351,6 +351,12 @@ def declared_currency(text: str) -> str | None:
     return match.group(0) if match else None
 
 
+@functools.lru_cache(maxsize=256)
+def declared_in(text: str) -> str | None:
+    """`declared_currency` of a text as written (a document's body: read once, remembered)."""
+    return declared_currency(normalize(text))
+
+
 def strength(kind: str, text: str) -> float:
     """How fully `text` states an answer of this kind: 1 where it does, 0 where it does not, and
     half for a "when" answered by a time of day alone (「除夕前 3 天 00:00」 against 「12 月 24 日
@@ -376,7 +382,7 @@ def states(kind: str, text: str, *, share: bool = True, within: str | None = Non
     folded = normalize(text)
     if kind == MONEY and share and _STATES[PERCENTAGE].search(folded):
         return True  # a surcharge, discount or markup is often a share of the price
-    if kind == MONEY and bare_amount(text) and declared_currency(normalize(within or text)):
+    if kind == MONEY and bare_amount(text) and declared_in(within or text):
         return True
     if kind == DATE and _STATES[TIME].search(folded):
         return True  # "when" is answered by a time of day too (「除下後…下午 3 時後」)

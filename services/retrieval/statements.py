@@ -43,7 +43,6 @@ chooses a document's answer among equals.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass
@@ -622,7 +621,7 @@ def _priced_cells(
         # Under a header naming its currency every number of the column is an amount (「價格
         # （元）」 over 350); under one naming a price only, in a price list's form (18,000).
         if word is None and listed and answer_types.names_a_price(folded):
-            word = _declared_currency(body)
+            word = answer_types.declared_in(body)
         code = facts.currency_code(word, body) if word else None
         amount = _amount(cell.replace(",", ""))
         if code is None or amount is None:
@@ -631,13 +630,6 @@ def _priced_cells(
         if reading.asked_of((quantity,)):
             found.append((header, quantity))
     return found
-
-
-@functools.lru_cache(maxsize=256)
-def _declared_currency(body: str) -> str | None:
-    """The currency a document names once without an amount (「單位：新臺幣」), read only for a
-    table row with a bare amount under a header that names a price, and then once."""
-    return answer_types.declared_currency(text_analysis.normalize(body))
 
 
 def _said_of(reading: _Reading, chunk_id: str, label: str, clause: str) -> float:
