@@ -268,7 +268,8 @@ def assess(
                 verdicts[i.evidence_ids] = None  # it is about the Leicester site, not Columbus's
     lexical = [i for i in items if verdicts[i.evidence_ids] == "lexical"]
     share = answer_types.share_answers_money(query)
-    stating = {i.evidence_ids: _about_distinctive(i, distinctive) for i in items}
+    # where each item must state what is asked (read only when the question asks for a type)
+    stating = {i.evidence_ids: _about_distinctive(i, distinctive) for i in items} if asked else {}
     if lexical and all(
         any(_states(k, i, stating[i.evidence_ids], share) for i in lexical) for k in asked
     ):
