@@ -62,7 +62,10 @@ The rule (documented in README "Retrieval"):
    must be in a relevant item written in its script (a two-character Chinese word also as the
    longer word it shortens, 停班 in 停止上班, as every term is found: `term_found`; a longer one
    also by a word of the dictionary inside it, 分體 of 分體式 in 「分體機每套清洗」; an English
-   one also as its base, "audit" for "auditor").
+   one also as its base, "audit" for "auditor"). A Latin name a Chinese question keeps
+   (「Brightquay 公司每個員工體檢 budget 上限係幾多？」) is of both scripts where the principal's
+   Chinese texts write it as it is ("Brightquay 企業健康檢查服務合約"): a Chinese item must name
+   it too — another customer's contract does not answer (`_latin_name_in_chinese`).
 4. If the question asks for a type of answer (a date, a duration, money, a count, a percentage,
    a person, a temperature: services.language.answer_types), a relevant item must state one:
    「首件檢驗報告要收多少錢」 is not answered by a procedure that mentions the report but no fee.
@@ -245,9 +248,11 @@ def assess(
     # A question about what holds now (a price asked without a past) is not answered by what
     # was once quoted or written.
     now = asks_about_now(names.asking, asked)
+    # rule 3 where the knowledge writes a Latin name in Chinese texts (「Brightquay 公司…」)
+    latin_name = _latin_name_in_chinese(distinctive, names, texts_naming)
     verdicts = {
         i.evidence_ids: None
-        if now and i.history
+        if (now and i.history) or _misses_latin_name(i, latin_name)
         else _relevant(
             i,
             comparable if i.vector_z >= OUTLIER_Z else words,
@@ -311,6 +316,39 @@ def assess(
             if verdicts[i.evidence_ids] in ("vector", "translated")
             for e in i.evidence_ids
         ),
+    )
+
+
+def _latin_name_in_chinese(
+    distinctive: str | None,
+    names: _Names,
+    texts_naming: Callable[[str], Sequence[str]] | None,
+) -> str | None:
+    """The question's most distinctive unit when it is a Latin name that a Chinese question
+    keeps (「Brightquay 公司每個員工體檢 budget 上限」) and the principal's Chinese texts write as
+    it is ("Brightquay 企業健康檢查服務合約"): a Chinese item must then name it too (rule 3 in
+    the script the knowledge writes it in), as written or in the characters whose pinyin it is."""
+    if (
+        distinctive is None
+        or texts_naming is None
+        or not names.kept_latin
+        or _unit_script(distinctive) != "latin"
+        or distinctive not in names.proper
+    ):
+        return None
+    if not any(text_analysis.script_of(t) == "cjk" for t in texts_naming(distinctive)):
+        return None
+    return distinctive
+
+
+def _misses_latin_name(item: Item, name: str | None) -> bool:
+    """Whether a Chinese item leaves out the Latin name it must write (`_latin_name_in_chinese`),
+    as written, with one letter wrong, or in the characters whose pinyin it is."""
+    return (
+        name is not None
+        and text_analysis.script_of(item.section) == "cjk"
+        and not _writes_unit(name, "latin", item.text)
+        and not _names_latin(name, item.text)
     )
 
 

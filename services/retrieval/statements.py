@@ -30,7 +30,8 @@ itself is the attribute:
   document bears in its title: it names that document, 「PO-HY-2026-0415 有沒有另外規定？」),
   and both contain the question's most distinctive word found in either of them (a titanium
   lead time does not answer a question about the standard lead time, though both are lead
-  times);
+  times) — between answers of two scripts, the most distinctive that can be looked for in
+  both: a word the general dictionary cannot render (「每箱」 beside "per carton") is not;
 * when the question asks for a type of answer (a duration, an amount), only quantities of that
   type are compared;
 * two answers that **restate one sentence with another amount** disagree even where the
@@ -990,9 +991,22 @@ def _anchor(profile: QueryProfile, a: Answer, b: Answer, subject: str | None) ->
         for answer in (a, b)
     ):
         return None
-    heaviest = max(in_either, key=lambda unit: (salience[unit], unit))
+    # Between answers of two scripts, a word the general dictionary cannot render is not
+    # looked for in the other one (「每箱」 of 「每箱毛重」 beside "gross weight per carton"):
+    # its absence there says nothing; the heaviest word that can be looked for in both decides.
+    checkable = [u for u in in_either if _checkable(u, a.context) and _checkable(u, b.context)]
+    heaviest = max(checkable or in_either, key=lambda unit: (salience[unit], unit))
     both = _said(heaviest, a.context, found_a) and _said(heaviest, b.context, found_b)
     return heaviest if both else None
+
+
+def _checkable(unit: str, text: str) -> bool:
+    """Whether an answer's text can say one of the question's units: it is written in the
+    unit's script (a Chinese clause as short as 「每箱 25 公斤」 too), or the general dictionary
+    gives the unit a translation to look for."""
+    if _CJK_UNIT.match(unit):
+        return _CJK_UNIT.search(text) is not None or bool(bilingual.meanings(unit))
+    return comparable(unit, text) or bool(bilingual.stem_renderings(unit))
 
 
 def _said(unit: str, text: str, found: text_analysis.TextUnits) -> bool:

@@ -1691,3 +1691,64 @@ RESIDENT_MAIL = (  # a resident's mail (Cantonese): who and when, in its opening
 )
 def test_a_document_s_opening_paragraph_speaks_for_all_of_it(query, section, document, distinctive):
     assert assess(query, [item(section, document=document)], distinctive=distinctive).sufficient
+
+
+@pytest.mark.parametrize(
+    ("query", "distinctive", "other", "named", "naming"),
+    [
+        # clinic: a Cedarwell desk asks about a customer the Chinese contracts name in Latin
+        # letters; the Shenzhen customer's contract states a per-head price but names 禾澄
+        (
+            "Brightquay 公司每個員工體檢 budget 上限係幾多？",
+            "brightquay",
+            item(
+                "企业员工体检服务协议（协议编号 CW-SZ-2026-033）\n"
+                "甲方：深圳栢泉门诊部管理有限公司\n乙方：深圳禾澄电子科技有限公司\n"
+                "| 年度体检套餐（B） | 在职员工 | ¥1,180/人 |",
+                title="禾澄电子 企业员工体检服务协议 2026/27",
+            ),
+            item(
+                "| Plan A 基本計劃 | 醫生檢查、血常規 | 1,280 |\n"
+                "| 配偶 add-on | 與員工同一計劃 | 員工價九折 |",
+                title="Brightquay 企業健康檢查服務合約 2026/27",
+                eid="OWN@1:0-10",
+            ),
+            "2. Brightquay 年度體檢\n"
+            "   2.1 Brightquay 11 月至 12 月預計約 300 人，中環安排星期二及星期四上午專場。",
+        ),
+        # distributor: the supply agreements are Chinese and name each customer in Latin
+        # letters too; another customer's agreement states its own payment terms
+        (
+            "Tamax 的付款條件是月結幾天？",
+            "tamax",
+            item(
+                "新能電源 年度供貨協議\n4. DC：出貨時不得超過 12 個月。\n"
+                "5. 付款條件：月結 OA 90 天。",
+                title="新能電源 (C-NEXPWR) 年度供貨協議 2026",
+            ),
+            item(
+                "4. DC：出貨時不得超過 24 個月。\n\n5. 付款條件：月結 OA 60 天。",
+                title="大邁科技 (Tamax) 年度供貨協議 2025-2026",
+                eid="OWN@1:0-10",
+            ),
+            "大邁科技 (Tamax Technology, C-TAMAX) 年度供貨協議\u3000協議編號 SA-2025-011",
+        ),
+    ],
+)
+def test_a_latin_name_the_chinese_knowledge_writes_must_be_named_by_a_chinese_item(
+    query, distinctive, other, named, naming
+) -> None:
+    def texts_naming(unit: str) -> list[str]:
+        return [naming] if unit == distinctive else []
+
+    # without the knowledge's texts (or where they write the name only in English) the
+    # other customer's document answers by its words, as before
+    assert assess(query, [other], distinctive=distinctive).sufficient
+    english = lambda unit: ["Tamax Technology and Brightquay Logistics"]  # noqa: E731
+    assert assess(query, [other], distinctive=distinctive, texts_naming=english).sufficient
+    found = assess(query, [other], distinctive=distinctive, texts_naming=texts_naming)
+    assert not found.sufficient
+    # the customer's own document, which names it, is judged as before
+    before = assess(query, [named], distinctive=distinctive)
+    after = assess(query, [named], distinctive=distinctive, texts_naming=texts_naming)
+    assert (after.sufficient, after.relevant) == (before.sufficient, before.relevant)

@@ -18,6 +18,36 @@ from services.retrieval.embedders import UseEmbedder
 from services.retrieval.types import Evidence
 
 DOCS = {
+    # fastener: the packing SOP (Traditional Chinese) and the export packing instruction
+    # (English), which disagree on a carton's gross weight
+    "SOP-PACKING-ZH": (
+        "包裝作業標準 LOG-SOP-002",
+        "文件編號：LOG-SOP-002\n一、內銷：塑膠袋＋紙箱，每箱毛重不得超過 20 公斤。\n"
+        "二、外銷紙箱：雙層瓦楞紙箱（AB 楞），每箱毛重不得超過 25 公斤；每棧板不超過 1,000 公斤，"
+        "棧板須為 ISPM 15 熱處理木棧板並打 IPPC 標記。\n三、標籤：料號、數量、批號、出貨日期。",
+    ),
+    "WI-EXPORT-PACKING": (
+        "Export Packing Work Instruction WI-LOG-004",
+        "Document: WI-LOG-004  Owner: Logistics\nScope: all export shipments to the US, the EU "
+        "and Japan.\n1. Cartons: double-wall corrugated. Max. gross weight per carton: 20 kg.\n"
+        "2. Pallets: ISPM 15 heat-treated wood with IPPC mark, max. 1,000 kg per pallet, height "
+        'max. 1.1 m.\n3. Labels: part number, quantity, lot number and "Made in Taiwan" on two '
+        "sides of each carton.",
+    ),
+    # a forwarder's warehouse: its export handling rule (Simplified Chinese) and the English
+    # packing guide it gives shippers, which disagree on a pallet's gross weight
+    "SOP-WH-EXPORT": (
+        "出口货物仓库作业规范 WH-SOP-007",
+        "一、收货：出口货物须于截关前 24 小时进仓。\n"
+        "二、出口托盘：须使用 ISPM 15 熏蒸木托盘，每托毛重不得超过 1,000 公斤，"
+        "高度不超过 1.6 米。\n"
+        "三、标签：每件货物两侧须贴唛头。",
+    ),
+    "GUIDE-SHIPPER-PACKING": (
+        "Shipper packing guide",
+        "Packing guide for shippers\n1. Export pallets: ISPM 15 wood only. Max. gross weight "
+        "per pallet: 800 kg.\n2. Shipping marks on two sides of every package.",
+    ),
     # clinic: the Shenzhen clinics' price notice and their fee schedule (Simplified Chinese),
     # which disagree on the consultation fee
     "SZ-PRICE-NOTICE": (
@@ -1177,3 +1207,29 @@ def test_an_identifier_the_answer_s_line_opens_with_is_named_by_the_answer(
 ):
     found, _ = conflicts(query, *documents)
     assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "values"),
+    [
+        # fastener: 「每箱」 (per carton) is the question's heaviest word, and no dictionary
+        # word renders it: the English instruction says "per carton"
+        (
+            "出口纸箱 每箱毛重上限",
+            ("SOP-PACKING-ZH", "WI-EXPORT-PACKING"),
+            {"SOP-PACKING-ZH": "25 kg", "WI-EXPORT-PACKING": "20 kg"},
+        ),
+        # a forwarder's warehouse: 「每托」 (per pallet), likewise
+        (
+            "出口每托毛重不能超过多少？",
+            ("SOP-WH-EXPORT", "GUIDE-SHIPPER-PACKING"),
+            {"SOP-WH-EXPORT": "1000 kg", "GUIDE-SHIPPER-PACKING": "800 kg"},
+        ),
+    ],
+)
+def test_a_word_no_dictionary_renders_is_not_looked_for_in_an_answer_of_the_other_script(
+    query, documents, values
+):
+    found, _cited = conflicts(query, *documents)
+    assert len(found) == 1
+    assert {v.document_id: v.value for v in found[0].values} == values
