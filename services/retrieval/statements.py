@@ -385,7 +385,7 @@ def _answer(
             if columns and len(cells) == len(columns):
                 candidates += [
                     (0, line, header, (quantity,))
-                    for header, quantity in _priced_cells(
+                    for header, quantity in _table_cells(
                         reading, chunk_id, columns, cells, doc.body
                     )
                 ]
@@ -599,18 +599,19 @@ def _cells(line: str) -> list[str]:
     return cells if len(cells) >= 3 else []
 
 
-def _priced_cells(
+def _table_cells(
     reading: _Reading,
     chunk_id: str,
     columns: list[str],
     cells: list[str],
     body: str,
 ) -> list[tuple[str, Quantity]]:
-    """Bare amounts of a table row (「1｜LH-1932-017｜青花纏枝蓮紋大盤｜2,400,000」) as money,
-    each said of its column's header: in the currency the header names (「单价（元，含税）」,
-    any number under it), or the one the document names once without an amount (「單位：新臺
-    幣」) under a header that names a price (保險金額), an amount in a price list's form. A cell
-    that states its own unit is read as written already. `body`: the document as written (its
+    """Bare numbers of a table row, each said of its column's header: as money (「1｜LH-1932-017｜
+    青花纏枝蓮紋大盤｜2,400,000」) in the currency the header names (「单价（元，含税）」, any
+    number under it), or the one the document names once without an amount (「單位：新臺幣」)
+    under a header that names a price (保險金額), an amount in a price list's form; else in the
+    unit the header names (`_in_header_unit`: 3.0 under "Std hours"). A cell that states its own
+    unit is read as written already. `body`: the document as written (its
     script says which yuan 元 alone is: `facts.yuan`)."""
     found: list[tuple[str, Quantity]] = []
     for header, cell in zip(columns, cells, strict=True):
@@ -625,12 +626,31 @@ def _priced_cells(
             word = answer_types.declared_in(body)
         code = facts.currency_code(word, body) if word else None
         amount = _amount(cell.replace(",", ""))
-        if code is None or amount is None:
-            continue
-        quantity = Quantity(f"money:{code}", amount, f"{cell} {code}")
-        if reading.asked_of((quantity,)):
+        if code is not None and amount is not None:
+            quantity: Quantity | None = Quantity(f"money:{code}", amount, f"{cell} {code}")
+        else:
+            quantity = _in_header_unit(reading, chunk_id, header, cell)
+        if quantity is not None and reading.asked_of((quantity,)):
             found.append((header, quantity))
     return found
+
+
+_HEADER_WORD = re.compile(r"[^\s()（）/]+")
+
+
+def _in_header_unit(reading: _Reading, chunk_id: str, header: str, cell: str) -> Quantity | None:
+    """A bare number under a header that names its unit (「標準工時(hr)」 over 1.2, "Std hours"
+    over 3.0, "Days before arrival" over 30): the quantity the number states in the first of
+    the header's words (its bracketed unit first) that the quantity reader takes for a unit."""
+    bracketed = [m.group(1) or m.group(2) for m in _BRACKETED_UNIT.finditer(header)]
+    for word in [*bracketed, *_HEADER_WORD.findall(_BRACKETED_UNIT.sub(" ", header))]:
+        found = reading.stated(chunk_id, f"{cell} {word}")
+        if len(found) == 1:
+            return found[0]
+    return None
+
+
+_BRACKETED_UNIT = re.compile(r"\(([^()]{1,12})\)|（([^（）]{1,12})）")
 
 
 def _said_of(reading: _Reading, chunk_id: str, label: str, clause: str) -> float:

@@ -18,6 +18,37 @@ from services.retrieval.embedders import UseEmbedder
 from services.retrieval.types import Evidence
 
 DOCS = {
+    # dealer: the KL branch's labour table and its service procedure, which disagree on the
+    # standard hours of one service
+    "KL-RATE": (
+        "KL Cheras labour rate and standard hours",
+        "Dingsheng Motors Kuala Lumpur (Cheras) - Labour Rate & Standard Hours\n"
+        "Effective: 2026-03-01\nLabour rate: RM 150.00 per hour (excl. SST)\n"
+        "| Job | Std hours | Labour (RM) |\n|---|---|---|\n"
+        "| Aster 20,000 km service | 1.8 | 270.00 |\n"
+        "| Loda 60,000 km service | 3.0 | 450.00 |\n| Brake fluid replacement | 0.6 | 90.00 |\n"
+        "SST at 8% is added on the invoice.",
+    ),
+    "KL-SOP-SERVICE": (
+        "KL branch service procedure",
+        "KL Branch Service Procedure (KL-SOP-SERVICE)\nEffective: 2026-06-15\n"
+        "7.1 Every job card must list standard hours from the branch labour table.\n"
+        "7.2 The Loda 60,000 km service is booked as 3.5 labour hours because the rear brake "
+        "inspection was added.\n7.3 Courtesy car only for jobs over one working day.",
+    ),
+    # a ready-meal maker: its shelf-life table and a retailer's code of practice, which
+    # disagree on a ready meal's shelf life
+    "SHELF-LIFE-TABLE": (
+        "Shelf-life table, chilled range",
+        "Shelf-life table - chilled range (issue 4)\n| Product | Shelf life (days) | Storage |\n"
+        "|---|---|---|\n| Chicken tikka ready meal | 7 | 0-5 °C |\n"
+        "| Vegetable lasagne | 6 | 0-5 °C |",
+    ),
+    "COP-READY-MEAL": (
+        "Retailer code of practice: chilled ready meals",
+        "3. Shelf life\n3.1 The shelf life of a chicken tikka ready meal shall not exceed 5 "
+        "days from production.\n3.2 Labels state the use-by date only.",
+    ),
     # fastener: the packing SOP (Traditional Chinese) and the export packing instruction
     # (English), which disagree on a carton's gross weight
     "SOP-PACKING-ZH": (
@@ -1233,3 +1264,28 @@ def test_a_word_no_dictionary_renders_is_not_looked_for_in_an_answer_of_the_othe
     found, _cited = conflicts(query, *documents)
     assert len(found) == 1
     assert {v.document_id: v.value for v in found[0].values} == values
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "values"),
+    [
+        # dealer: 3.0 under "Std hours" is three hours of labour
+        (
+            "Loda 60k service we book how many labour hours?",
+            ("KL-RATE", "KL-SOP-SERVICE"),
+            {"KL-RATE": "3 hour", "KL-SOP-SERVICE": "3.5 hour"},
+        ),
+        # a ready-meal maker: 7 under "Shelf life (days)" is seven days
+        (
+            "How many days of shelf life does the chicken tikka ready meal get?",
+            ("SHELF-LIFE-TABLE", "COP-READY-MEAL"),
+            {"SHELF-LIFE-TABLE": "7 day", "COP-READY-MEAL": "5 day"},
+        ),
+    ],
+)
+def test_a_bare_number_under_a_header_naming_its_unit_is_a_quantity_of_that_unit(
+    query, documents, values
+):
+    found, cited = conflicts(query, *documents)
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+    assert any("|" in e.quote for e in cited)  # the table's row itself is cited
