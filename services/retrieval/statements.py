@@ -641,9 +641,12 @@ _HEADER_WORD = re.compile(r"[^\s()（）/]+")
 def _in_header_unit(reading: _Reading, chunk_id: str, header: str, cell: str) -> Quantity | None:
     """A bare number under a header that names its unit (「標準工時(hr)」 over 1.2, "Std hours"
     over 3.0, "Days before arrival" over 30): the quantity the number states in the first of
-    the header's words (its bracketed unit first) that the quantity reader takes for a unit."""
+    the header's words (its bracketed unit first) that is, whole, a unit the quantity reader
+    knows — not a word that starts with one (周一至周五, Monday to Friday, is no week)."""
     bracketed = [m.group(1) or m.group(2) for m in _BRACKETED_UNIT.finditer(header)]
     for word in [*bracketed, *_HEADER_WORD.findall(_BRACKETED_UNIT.sub(" ", header))]:
+        if word.strip().lower() not in units.UNITS:
+            continue
         found = reading.stated(chunk_id, f"{cell} {word}")
         if len(found) == 1:
             return found[0]

@@ -1289,3 +1289,18 @@ def test_a_bare_number_under_a_header_naming_its_unit_is_a_quantity_of_that_unit
     found, cited = conflicts(query, *documents)
     assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
     assert any("|" in e.quote for e in cited)  # the table's row itself is cited
+
+
+def test_a_header_word_that_only_starts_with_a_unit_names_none():
+    # hotel: a minimum-spend table's columns are days of the week, 「晚宴 週一至週五」 (dinner,
+    # Monday to Friday): 160,000 under it is no number of weeks
+    reading = statements._Reading(
+        answerability.profile("最低消費多少？", lambda _u: 1, 10),
+        None,
+        {},
+        statements.TextAnalyses(0),
+        asked=frozenset(),
+    )
+    assert statements._in_header_unit(reading, "T/X@1#0", "晚宴 周一至周五", "160000") is None
+    weeks = statements._in_header_unit(reading, "T/X@1#0", "Lead time (weeks)", "12")
+    assert weeks is not None and weeks.shown == "12 week"
