@@ -18,6 +18,17 @@ from services.retrieval.embedders import UseEmbedder
 from services.retrieval.types import Evidence
 
 DOCS = {
+    # hkrepair: a property manager's maintenance contract and the desk's account note, which
+    # disagree on the parts discount (85 折 is 15 % off; 9 折 is 10 % off)
+    "CON-HARBOUR": (
+        "海港置業 冷氣保養合約",
+        "海港置業有限公司 冷氣機保養合約（摘要）\n四、人工：按本公司收費表收費。\n"
+        "五、零件：按本公司零件價目 85 折收費；單次零件費超過 HK$3,000 須經管理處書面確認。",
+    ),
+    "NOTE-HARBOUR-ACCOUNT": (
+        "海港置業 客戶資料卡",
+        "海港置業（Harbour）客戶資料卡\n零件：一律打 9 折。\n人工：照收費表。",
+    ),
     # dealer: the KL branch's labour table and its service procedure, which disagree on the
     # standard hours of one service
     "KL-RATE": (
@@ -1304,3 +1315,30 @@ def test_a_header_word_that_only_starts_with_a_unit_names_none():
     assert statements._in_header_unit(reading, "T/X@1#0", "晚宴 周一至周五", "160000") is None
     weeks = statements._in_header_unit(reading, "T/X@1#0", "Lead time (weeks)", "12")
     assert weeks is not None and weeks.shown == "12 week"
+
+
+@pytest.mark.parametrize(
+    ("clause", "off"),
+    [
+        ("第 4 條 料件：依原廠建議售價打 88 折。", 12.0),  # dealer
+        ("五、零件：按本公司零件價目 85 折收費", 15.0),  # hkrepair
+        ("| 配偶 add-on | 與員工同一計劃 | 員工價九折 |", 10.0),  # clinic
+        ("自第15日起日支費按八折計給", 20.0),  # hrlegal
+        ("高级支持年费可享 8.5 折", 15.0),  # itdesk
+    ],
+)
+def test_a_discount_written_the_chinese_way_is_the_share_taken_off(clause, off):
+    shares = [q for q in statements.quantities_in(clause) if q.measure == "share"]
+    assert [q.amount for q in shares] == [off]
+
+
+def test_depreciation_and_conversion_are_no_discounts():
+    found = statements.quantities_in("設備按 5 年折舊，折算後每月 2 折舊額")
+    assert [q.measure for q in found] == ["duration"]
+
+
+def test_two_discounts_written_the_chinese_way_conflict():
+    found, _ = conflicts("海港置業零件打幾多折？", "CON-HARBOUR", "NOTE-HARBOUR-ACCOUNT")
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [
+        {"CON-HARBOUR": "85 折", "NOTE-HARBOUR-ACCOUNT": "9 折"}
+    ]
