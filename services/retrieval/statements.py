@@ -1246,6 +1246,27 @@ def quantities_in(text: str) -> list[Quantity]:
             measure, scale = unit, 1.0
         found.append(Quantity(measure, round(amount * scale, 6), f"{value} {unit}"))
     found += [Quantity("share", off, shown) for off, shown in _discounts(text)]
+    found += [Quantity("count", n, shown) for n, shown in _times(text)]
+    return found
+
+
+# How many times, as Chinese counts them: 「每日兩次」「每年 1 次」 — not an ordinal (第3次,
+# 第十二次), not 「再一次」 (once more), 「一次性」 (one-off) nor 「三次元」 (three-dimensional).
+_TIMES = re.compile(
+    r"(?<![第再\d.一二兩两三四五六七八九十])(\d{1,3}|[一二兩两三四五六七八九十])\s*次(?![性過过序元])"
+)
+
+
+_COUNTED = {c: i + 1 for i, c in enumerate("一二三四五六七八九十")} | {"兩": 2, "两": 2}
+
+
+def _times(text: str) -> list[tuple[float, str]]:
+    """How many times a text says something is done (「每日兩次」: 2), and as written."""
+    found = []
+    for match in _TIMES.finditer(text):
+        written = match.group(1)
+        count = int(written) if written.isdigit() else _COUNTED[written]
+        found.append((float(count), match.group(0).strip()))
     return found
 
 

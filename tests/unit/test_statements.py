@@ -18,6 +18,29 @@ from services.retrieval.embedders import UseEmbedder
 from services.retrieval.types import Evidence
 
 DOCS = {
+    # clinic: the vaccination SOP and the cold-chain log sheet, which disagree on how many
+    # times a day the vaccine fridge is read
+    "HK-VAX-SOP": (
+        "疫苗接種及冷鏈管理 SOP（第2版）",
+        "1. 儲存\n   1.1 疫苗雪櫃溫度須維持於 2°C 至 8°C。\n"
+        "   1.2 當值護士須每日兩次（09:00 及 17:00）記錄雪櫃溫度及最高／最低溫度。",
+    ),
+    "HK-COLDCHAIN-CHECKLIST": (
+        "疫苗雪櫃溫度記錄表 CC-01",
+        "疫苗雪櫃溫度記錄表（表格 CC-01，2026年3月版）\n使用說明：\n"
+        "- 每日三次記錄：09:00、13:00、17:00。\n- 記錄現時溫度、最高及最低溫度，並簽署。",
+    ),
+    # propmgmt: a cleaning contract and the pest-control SOP's revision, which disagree on how
+    # many times a month the estate is fogged against mosquitoes
+    "CONTRACT-KF-CLEAN": (
+        "景峰大廈 清潔及滅蟲服務合約",
+        "1. 清潔\n1.2 每日收集各樓層垃圾兩次（10:00及20:30）。\n"
+        "2. 滅蟲\n2.1 公用地方滅鼠及滅曱甴：每月一次。\n2.2 噴霧滅蚊：每月兩次（全年）。",
+    ),
+    "SOP-PEST-REVISED": (
+        "滅蟲工作安排（修訂）",
+        "修訂事項：\n1. 噴霧滅蚊全年改為每月三次。\n2. 垃圾房滅曱甴改為每兩個月一次。",
+    ),
     # hkrepair: a property manager's maintenance contract and the desk's account note, which
     # disagree on the parts discount (85 折 is 15 % off; 9 折 is 10 % off)
     "CON-HARBOUR": (
@@ -1342,3 +1365,38 @@ def test_two_discounts_written_the_chinese_way_conflict():
     assert [{v.document_id: v.value for v in c.values} for c in found] == [
         {"CON-HARBOUR": "85 折", "NOTE-HARBOUR-ACCOUNT": "9 折"}
     ]
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "values"),
+    [
+        # clinic: 兩次 against 三次 a day
+        (
+            "疫苗雪櫃溫度每日要記錄幾多次？",
+            ("HK-VAX-SOP", "HK-COLDCHAIN-CHECKLIST"),
+            {"HK-VAX-SOP": "兩次", "HK-COLDCHAIN-CHECKLIST": "三次"},
+        ),
+        # propmgmt: 兩次 against 三次 a month
+        (
+            "噴霧滅蚊每月做幾次？",
+            ("CONTRACT-KF-CLEAN", "SOP-PEST-REVISED"),
+            {"CONTRACT-KF-CLEAN": "兩次", "SOP-PEST-REVISED": "三次"},
+        ),
+    ],
+)
+def test_how_many_times_written_the_chinese_way_is_a_count(query, documents, values):
+    found, _ = conflicts(query, *documents)
+    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "第五屆管理委員會第十二次會議紀錄",  # propmgmt: an ordinal
+        "三次元量測每小時 NT$ 1,600",  # machining: three-dimensional
+        "可免費改期一次性處理",  # clinic: one-off
+        "重新淬火後再一次檢驗",  # machining: once more
+    ],
+)
+def test_ordinals_and_words_holding_a_count_of_times_are_none(text):
+    assert not [q for q in statements.quantities_in(text) if q.shown.endswith("次")]
