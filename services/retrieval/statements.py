@@ -1215,7 +1215,9 @@ def _spelled_out(context: str, spelled: dict[str, str]) -> str:
 
 def quantities_in(text: str) -> list[Quantity]:
     """Every quantity with a unit in `text` (the digits of identifiers are not), and every date
-    and time of day it states (services.retrieval.moments), each a measure of its own."""
+    and time of day it states (services.retrieval.moments), each a measure of its own; a
+    discount written the Chinese way as the share taken off (`_discounts`) and how many times
+    something is done as a count (`_times`)."""
     found = [
         # a range is one value: its start and end in one number (month-days and minutes of the
         # day are both below 10,000)
