@@ -213,6 +213,13 @@ def asked(question: str) -> tuple[str, ...]:
 
 # ---- what a text states --------------------------------------------------------------------
 _NUM = r"(?:\d[\d,.]*|[零〇一二两三四五六七八九十百千万半几数]+)"
+# A discount as Chinese writes it, the share paid in tenths: 「打 9 折」「85 折」「八五折」 (not
+# 折舊 depreciation, 折算 converted, 折合 amounting to, 折頁 a folded page), in either script; its
+# paid tenths in digits (group 1) or in numerals read digit by digit (group 2).
+DISCOUNT = re.compile(
+    r"(?<![\d.])(\d{1,2}(?:\.\d)?)\s*折(?![旧舊算合射叠疊返页頁])|"
+    r"(?<![一二三四五六七八九十])([一二三四五六七八九]{1,2})折(?![旧舊算合射叠疊返页頁])"
+)
 _WEEKDAY = (
     r"(?:星期|礼拜|周)[一二三四五六日天]|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 )
@@ -276,10 +283,7 @@ _STATES: dict[str, re.Pattern[str]] = {
     ),
     PERCENTAGE: re.compile(
         r"\d[\d.]*\s*[%％]|百分之|[一二三四五六七八九十]成|\bpercent\b|\bper\s?cent\b|"
-        # a discount as Chinese writes it, the share paid in tenths: 「打 9 折」「85 折」「八五折」
-        # (not 折舊 depreciation, 折算 converted, 折合 amounting to, 折頁 a folded page)
-        r"(?<![\d.])\d{1,2}(?:\.\d)?\s*折(?![旧算合射叠返页])|"
-        r"(?<![一二三四五六七八九十])[一二三四五六七八九]{1,2}折(?![旧算合射叠返页])"
+        + DISCOUNT.pattern
     ),
     TEMPERATURE: re.compile(
         r"\d\s*(?:°\s*[cf]?|℃|℉|度(?![角数]))|"

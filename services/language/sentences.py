@@ -100,7 +100,7 @@ def with_digits(normalized: str) -> str:
     for match in _SPELLED.finditer(normalized):
         cjk, word, bracketed = match.group(1), match.group(2), match.group(3)
         if cjk is not None:
-            value = _cjk_value(cjk)
+            value = cjk_value(cjk)
         else:
             value = int(bracketed) if bracketed else _EN_WORDS[word]
         digits = str(value) if value is not None else ""
@@ -260,7 +260,7 @@ def numbers(text: str) -> set[Decimal]:
         except InvalidOperation:
             continue
     for match in _CJK_NUMBER.finditer(folded):
-        value = _cjk_value(match.group(1))
+        value = cjk_value(match.group(1))
         if value is not None:
             found.add(Decimal(value))
     for match in _EN_NUMBER.finditer(folded):
@@ -268,7 +268,9 @@ def numbers(text: str) -> set[Decimal]:
     return found
 
 
-def _cjk_value(numeral: str) -> int | None:
+def cjk_value(numeral: str) -> int | None:
+    """The value of a number written in Chinese numerals (「兩」 2, 「十二」 12, 「三百」 300);
+    None for anything else."""
     total, current = 0, 0
     for char in numeral:
         if char in _CJK_DIGITS:

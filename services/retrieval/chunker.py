@@ -17,7 +17,8 @@ _SENTENCE_END = re.compile(
     r"|(?<=[^\s\d])\.[\"'”’)\]]*(?=\s|$)"
     r"|\n"
 )
-_PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
+# A blank line (spaces allowed) ends a paragraph; spans reads paragraphs by the same mark.
+PARAGRAPH_BREAK = re.compile(r"\n[^\S\n]*\n")
 _SOFT_BREAK = re.compile(r"[，、,:：]\s*|\s+")
 
 
@@ -42,7 +43,7 @@ def chunk_text(body: str, *, max_chars: int = MAX_CHARS) -> list[Chunk]:
 
 def _sentences(body: str) -> list[tuple[int, int, bool]]:
     """(start, end, paragraph_ends_here) for every sentence, covering the whole body."""
-    paragraph_ends = {m.start() for m in _PARAGRAPH_BREAK.finditer(body)}
+    paragraph_ends = {m.start() for m in PARAGRAPH_BREAK.finditer(body)}
     out: list[tuple[int, int, bool]] = []
     start = 0
     for match in _SENTENCE_END.finditer(body):

@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from services.language import tokens as text_analysis
+from services.retrieval.chunker import PARAGRAPH_BREAK
 
 # Sentence and list-item ends: CJK and Latin terminators, semicolons, line breaks. A Latin full
 # stop ends a sentence when the next one begins (not with a small letter or a digit: "Max. gross
@@ -92,14 +93,13 @@ def best_span(
     return parts[lo][0], parts[hi][1]
 
 
-_BLANK_LINE = re.compile(r"\n[ \t\r\f\v]*\n")
 # A price list's row ("Handling ...... 18.00 per W/M") leads its label to its value with dots.
 _LEADER = re.compile(r"\.{2,}|…")
 
 
 def paragraphs(text: str) -> list[str]:
     """A text's runs of lines between blank lines, stripped."""
-    return [p for paragraph in _BLANK_LINE.split(text) if (p := paragraph.strip())]
+    return [p for paragraph in PARAGRAPH_BREAK.split(text) if (p := paragraph.strip())]
 
 
 def headed_paragraphs(text: str) -> list[str]:

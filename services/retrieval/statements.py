@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from services.contracts.evidence_id import evidence_id_for
-from services.language import answer_types, bilingual, units
+from services.language import answer_types, bilingual, sentences, units
 from services.language import tokens as text_analysis
 from services.language.frequency import NAME_ZIPF, informativeness, zipf
 from services.retrieval import facts, moments, relevance, spans
@@ -1259,34 +1259,23 @@ _TIMES = re.compile(
 )
 
 
-_COUNTED = {c: i + 1 for i, c in enumerate("一二三四五六七八九十")} | {"兩": 2, "两": 2}
-
-
 def _times(text: str) -> list[tuple[float, str]]:
     """How many times a text says something is done (「每日兩次」: 2), and as written."""
     found = []
     for match in _TIMES.finditer(text):
         written = match.group(1)
-        count = int(written) if written.isdigit() else _COUNTED[written]
-        found.append((float(count), match.group(0).strip()))
+        count = int(written) if written.isdigit() else sentences.cjk_value(written)
+        if count is not None:
+            found.append((float(count), match.group(0).strip()))
     return found
-
-
-# A discount as Chinese writes it, the share paid in tenths: 「打 9 折」「88 折」「八五折」 (not
-# 折舊 depreciation, 折算 converted, 折合 amounting to, 折頁 a folded page).
-_DISCOUNT = re.compile(
-    r"(?<![\d.])(\d{1,2}(?:\.\d)?)\s*折(?![旧舊算合射叠疊返页頁])|"
-    r"(?<![一二三四五六七八九十])([一二三四五六七八九]{1,2})折(?![旧舊算合射叠疊返页頁])"
-)
-_CHINESE_DIGIT = {c: str(i) for i, c in enumerate("〇一二三四五六七八九")}
 
 
 def _discounts(text: str) -> list[tuple[float, str]]:
     """The discounts a text writes the Chinese way, each as the share taken off (「88 折」, 12 %
     off; 「九折」, 10 % off), to be compared with "15% off"; and as written."""
     found = []
-    for match in _DISCOUNT.finditer(text):
-        written = match.group(1) or "".join(_CHINESE_DIGIT[c] for c in match.group(2))
+    for match in answer_types.DISCOUNT.finditer(text):
+        written = match.group(1) or "".join(str(sentences.cjk_value(c)) for c in match.group(2))
         paid = float(written)
         if len(written.split(".")[0]) == 1:
             paid *= 10  # 9 折, 8.5 折: tenths of the price

@@ -525,6 +525,11 @@ def conflicts(
     return found, cited
 
 
+def values_of(found) -> list[dict[str, str]]:
+    """Each conflict's values, by the document stating them."""
+    return [{v.document_id: v.value for v in c.values} for c in found]
+
+
 @pytest.fixture(scope="module")
 def embedder():
     return UseEmbedder()
@@ -561,7 +566,7 @@ def embedded_similarity(embedder, query: str):
 def test_two_documents_stating_the_asked_quantity_differently_conflict(query, documents, values):
     found, cited = conflicts(query, *documents)
     assert len(found) == 1
-    assert {v.document_id: v.value for v in found[0].values} == values
+    assert values_of(found)[0] == values
     # Each side is cited as the unit that states it, and that unit is handed back as evidence.
     assert {v.evidence_id for v in found[0].values} == {e.evidence_id for e in cited}
     for value in found[0].values:
@@ -574,7 +579,7 @@ def test_two_documents_stating_another_time_of_day_for_the_asked_one_conflict():
     # at 7 pm (Chinese hours, read with their part of the day)
     found, _cited = conflicts("維修熱線星期六做到幾點？", "SOP-HOURS", "FAQ-CS")
     assert len(found) == 1
-    assert {v.document_id: v.value for v in found[0].values} == {
+    assert values_of(found)[0] == {
         "SOP-HOURS": "上午 9 时至下午 6 时",
         "FAQ-CS": "上午 9 时至晚上 7 时",
     }
@@ -637,7 +642,7 @@ def test_answers_that_never_name_the_question_s_subject_do_not_conflict():
 )
 def test_a_price_list_row_is_read_under_its_heading(query, documents, values):
     found, _ = conflicts(query, *documents)
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+    assert values_of(found) == [values]
 
 
 @pytest.mark.parametrize(
@@ -656,7 +661,7 @@ def test_a_question_asking_for_money_compares_amounts_in_each_currency(query, do
     # those, not only shares of a price.
     found, _ = conflicts(query, *documents)
     assert len(found) == 1
-    values = {v.document_id: v.value for v in found[0].values}
+    values = values_of(found)[0]
     assert set(values) == set(documents)
     assert [amount in values[d] for d, amount in zip(documents, amounts, strict=True)] == [1, 1]
 
@@ -682,9 +687,7 @@ def test_an_amount_in_yuan_is_in_the_currency_of_its_script(clause, currency):
 def test_a_price_notice_in_yuan_and_a_price_list_in_renminbi_are_compared():
     # clinic: the Shenzhen clinics' price notice (「价格（元）」) and their fee schedule (¥)
     found, _ = conflicts("福田普通门诊诊金现在收多少钱？", "SZ-PRICE-NOTICE", "SZ-FEES")
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [
-        {"SZ-PRICE-NOTICE": "350 CNY", "SZ-FEES": "380 CNY"}
-    ]
+    assert values_of(found) == [{"SZ-PRICE-NOTICE": "350 CNY", "SZ-FEES": "380 CNY"}]
 
 
 def test_a_calendar_year_is_not_a_duration():
@@ -791,7 +794,7 @@ def test_two_documents_restating_one_sentence_with_another_amount_conflict(
 ):
     found, _ = conflicts(query, *documents)
     assert len(found) == 1
-    assert {v.document_id: v.value for v in found[0].values} == values
+    assert values_of(found)[0] == values
 
 
 def test_restated_sentences_about_something_else_than_the_question_do_not_conflict():
@@ -809,9 +812,7 @@ def test_a_statement_is_chosen_by_its_whole_sentence():
     # pharma: 「清洁完成后7天内未使用的，使用前须重新清洁」 answers the clean hold question in
     # its second clause; the dirty hold time (48 hours, first in the document) does not
     found, _ = conflicts("设备清洁完一直没用，放几天以后就得重新洗？", "SOP-QA-050", "SOP-CHT-LINE")
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [
-        {"SOP-QA-050": "7 day", "SOP-CHT-LINE": "5 day"}
-    ]
+    assert values_of(found) == [{"SOP-QA-050": "7 day", "SOP-CHT-LINE": "5 day"}]
 
 
 @pytest.mark.parametrize(
@@ -863,7 +864,7 @@ def test_a_table_s_bare_amounts_are_money_under_a_header_that_names_a_price(
     query, documents, values
 ):
     found, cited = conflicts(query, *documents)
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+    assert values_of(found) == [values]
     table = next(e for e in cited if e.document_id in ("LOAN-SCHEDULE", "QUOTE-STAB"))
     assert "｜" in table.quote or "\u3000" in table.quote  # the row itself is cited
 
@@ -887,7 +888,7 @@ def test_every_number_under_a_header_naming_its_currency_is_an_amount(query, doc
     # 420 under 「收費（港幣）」 is not in a price list's form (no thousands, no cents): the header
     # says what it is. A Markdown table's rule line keeps the header it underlines.
     found, _ = conflicts(query, *documents)
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+    assert values_of(found) == [values]
 
 
 @pytest.mark.parametrize(
@@ -932,7 +933,7 @@ def test_article_numbers_are_not_what_a_statement_is_about():
 def test_the_subject_may_be_named_by_a_condition_under_the_same_heading(query, documents, values):
     # The question's subject (拆封, Tilbury) is in the line above the amount, in its section.
     found, _ = conflicts(query, *documents)
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+    assert values_of(found) == [values]
 
 
 def test_a_subject_named_under_another_heading_does_not_count():
@@ -962,7 +963,7 @@ def test_an_identifier_a_document_bears_in_its_title_names_that_document(query, 
     # not name it to answer the same question. Both are one customer's documents.
     customers = dict.fromkeys(documents, "C-1")
     found, _ = conflicts(query, *documents, customers=customers)
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+    assert values_of(found) == [values]
 
 
 def test_an_identifier_in_no_answer_s_title_must_be_named_by_both_answers():
@@ -1002,7 +1003,7 @@ def test_a_document_titled_by_an_identifier_is_still_compared_only_on_what_is_as
 )
 def test_a_subject_the_question_shortens_is_named_by_its_longer_form(query, documents, values):
     found, _ = conflicts(query, *documents)
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+    assert values_of(found) == [values]
 
 
 @pytest.mark.parametrize(
@@ -1027,9 +1028,7 @@ def test_an_identifier_names_only_the_document_that_bears_it_in_a_pair():
     query = "華陽二廠空調箱停機，我們要在幾小時內派人到場？PO-HY-2026-0415 有沒有另外規定？"
     documents = ("HY-CONTRACT", "HY-ORDER-SAME", "HY-SITE-NOTE")
     found, _ = conflicts(query, *documents, customers=dict.fromkeys(documents, "C-1"))
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [
-        {"HY-ORDER-SAME": "48 hour", "HY-SITE-NOTE": "36 hour"}
-    ]
+    assert values_of(found) == [{"HY-ORDER-SAME": "48 hour", "HY-SITE-NOTE": "36 hour"}]
 
 
 def test_a_row_is_read_with_the_rest_of_its_table_and_for_the_member_of_a_series_asked():
@@ -1043,9 +1042,7 @@ def test_a_row_is_read_with_the_rest_of_its_table_and_for_the_member_of_a_series
         "WI-L4-PACK",
         chunk_ends={"SOP-METAL": "every 60 min |"},
     )
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [
-        {"SOP-METAL": "60 minute", "WI-L4-PACK": "2 hour"}
-    ]
+    assert values_of(found) == [{"SOP-METAL": "60 minute", "WI-L4-PACK": "2 hour"}]
     assert any(e.quote.startswith("| L4 Ready meals") for e in cited)
 
 
@@ -1152,7 +1149,7 @@ def test_the_embedding_chooses_between_statements_that_cover_the_question_equall
     embedder, query, documents, values
 ):
     found, _ = conflicts(query, *documents, similarity=embedded_similarity(embedder, query))
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+    assert values_of(found) == [values]
     # without it the first of the equal statements answers, and it is not the one asked about
     assert conflicts(query, *documents)[0] != found
 
@@ -1165,9 +1162,7 @@ def test_a_statement_whose_own_clause_covers_the_question_comes_before_its_sente
     query = "原料药供应商的现场审计多久要做一次？"
     for similarity in (None, embedded_similarity(embedder, query)):
         found, _ = conflicts(query, "QM-001", "SOP-QA-040-B", similarity=similarity)
-        assert [{v.document_id: v.value for v in c.values} for c in found] == [
-            {"QM-001": "36 month", "SOP-QA-040-B": "24 month"}
-        ]
+        assert values_of(found) == [{"QM-001": "36 month", "SOP-QA-040-B": "24 month"}]
 
 
 @pytest.mark.parametrize(
@@ -1271,7 +1266,7 @@ def test_an_identifier_the_answer_s_line_opens_with_is_named_by_the_answer(
     query, documents, values
 ):
     found, _ = conflicts(query, *documents)
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+    assert values_of(found) == [values]
 
 
 @pytest.mark.parametrize(
@@ -1297,7 +1292,7 @@ def test_a_word_no_dictionary_renders_is_not_looked_for_in_an_answer_of_the_othe
 ):
     found, _cited = conflicts(query, *documents)
     assert len(found) == 1
-    assert {v.document_id: v.value for v in found[0].values} == values
+    assert values_of(found)[0] == values
 
 
 @pytest.mark.parametrize(
@@ -1321,7 +1316,7 @@ def test_a_bare_number_under_a_header_naming_its_unit_is_a_quantity_of_that_unit
     query, documents, values
 ):
     found, cited = conflicts(query, *documents)
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+    assert values_of(found) == [values]
     assert any("|" in e.quote for e in cited)  # the table's row itself is cited
 
 
@@ -1362,9 +1357,7 @@ def test_depreciation_and_conversion_are_no_discounts():
 
 def test_two_discounts_written_the_chinese_way_conflict():
     found, _ = conflicts("海港置業零件打幾多折？", "CON-HARBOUR", "NOTE-HARBOUR-ACCOUNT")
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [
-        {"CON-HARBOUR": "85 折", "NOTE-HARBOUR-ACCOUNT": "9 折"}
-    ]
+    assert values_of(found) == [{"CON-HARBOUR": "85 折", "NOTE-HARBOUR-ACCOUNT": "9 折"}]
 
 
 @pytest.mark.parametrize(
@@ -1386,7 +1379,7 @@ def test_two_discounts_written_the_chinese_way_conflict():
 )
 def test_how_many_times_written_the_chinese_way_is_a_count(query, documents, values):
     found, _ = conflicts(query, *documents)
-    assert [{v.document_id: v.value for v in c.values} for c in found] == [values]
+    assert values_of(found) == [values]
 
 
 @pytest.mark.parametrize(
