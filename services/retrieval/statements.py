@@ -155,9 +155,25 @@ class Answer:
         return any(_plain_coverage(self.reading, line) > self.coverage for line in self.silent)
 
     @cached_property
+    def attribute(self) -> frozenset[str]:
+        """What the quantity is said of (`_attribute_words`)."""
+        return _attribute_words(self.reading, self.chunk_id, self.label, self.clause)
+
+    @cached_property
     def said_of(self) -> float:
         """Share of what the quantity is said of that the question also says."""
-        return _said_of(self.reading, self.chunk_id, self.label, self.clause)
+        return _said_of(self.reading, self.attribute)
+
+    def said_of_beside(self, other: Answer) -> float:
+        """Share of what the quantity is said of that the question, or what the other answer's
+        quantity is said of, also says: a qualifier both state (「每箱毛重」 beside "gross weight
+        per carton") tells neither apart from the other; one only this side states (「鈦合金零件」
+        beside the standard lead time) does."""
+        if self.said_of >= SAID_OF_SHARE or not self.reading.measures:
+            # a question asking no kind of amount (「…的俗名是什么？」) compares only quantities
+            # said of what it says: two fish's lengths, each said of 体长, are not its answer
+            return self.said_of
+        return _said_of(self.reading, self.attribute, beside=other.attribute)
 
     @cached_property
     def statement(self) -> frozenset[str]:
@@ -656,10 +672,12 @@ def _in_header_unit(reading: _Reading, chunk_id: str, header: str, cell: str) ->
 _BRACKETED_UNIT = re.compile(r"\(([^()]{1,12})\)|（([^（）]{1,12})）")
 
 
-def _said_of(reading: _Reading, chunk_id: str, label: str, clause: str) -> float:
-    """How much of what a quantity is said of (`_attribute_words`) the question also says,
-    each word weighed by how rare it is in the language."""
-    attribute = _attribute_words(reading, chunk_id, label, clause)
+def _said_of(
+    reading: _Reading, attribute: frozenset[str], beside: frozenset[str] = frozenset()
+) -> float:
+    """How much of what a quantity is said of (`_attribute_words`) the question also says, or
+    the words `beside` (as written or in translation), each word weighed by how rare it is in
+    the language."""
     if not attribute:
         return 1.0
     total = sum(informativeness(w) for w in attribute)
@@ -668,7 +686,10 @@ def _said_of(reading: _Reading, chunk_id: str, label: str, clause: str) -> float
     said = [
         w
         for w in attribute
-        if w in reading.asked or reading.half_asked(w) or reading.asked_in_translation(w)
+        if w in reading.asked
+        or reading.half_asked(w)
+        or reading.asked_in_translation(w)
+        or (beside and _among(w, beside))
     ]
     return sum(informativeness(w) for w in said) / total
 
@@ -690,6 +711,15 @@ def _attribute_words(reading: _Reading, chunk_id: str, label: str, clause: str) 
     said = _ENUMERATOR.sub(" ", f"{reading.normalized(chunk_id, label)} {before}")
     said = _ASIDE.sub(" ", said)
     return frozenset(reading.words(chunk_id, _expanded(said, reading.spelled)))
+
+
+def _among(word: str, words: frozenset[str]) -> bool:
+    """Whether a statement's content words hold a word, as written or in translation."""
+    if word in words:
+        return True
+    if _CJK_UNIT.match(word):
+        return bool(words & frozenset(bilingual.meanings(word)))
+    return any(word in bilingual.meanings(w) for w in words if _CJK_UNIT.match(w))
 
 
 def _sentence(line: str, at: int) -> str:
@@ -920,7 +950,7 @@ def _disagreements(
             if measure is None or a.answers_without_quantity or b.answers_without_quantity:
                 continue
             anchor = _anchor(pair.profile, a, b, pair.subject)
-            if anchor is None or min(a.said_of, b.said_of) < SAID_OF_SHARE:
+            if anchor is None or min(a.said_of_beside(b), b.said_of_beside(a)) < SAID_OF_SHARE:
                 # The question may name what they say otherwise, and they may still say one
                 # thing twice: the same statement, of the question's subject, in both.
                 anchor = _restated(pair.profile, a, b, pair.topic, pair.named)

@@ -227,6 +227,27 @@ DOCS = {
         "本条适用于第1条所列全部设备，含压片机、包衣机。\n"
         "4.2 清洁后保持时间（CHT）：清洁完成后7天内未使用的，使用前须重新清洁。",
     ),
+    # itdesk: the escalation SOP and the duty desk's card (Simplified Chinese), which
+    # disagree on the days an internal post-mortem of a P1 may take
+    "SOP-ESCALATION-P1": (
+        "重大事件（P1/P2）升级处理 SOP",
+        "4. 事件经理：P1 事件由当班值班经理担任事件经理；P2 事件由主值班工程师兼任。\n"
+        "5. 复盘：P1 事件恢复后 5 日内完成内部复盘（Post-mortem），P2 事件由值班经理决定是否复盘。",
+    ),
+    "ESC-CARD-P1": (
+        "值班速查卡（P1/P2 事件）",
+        "- 重大事件电话桥由值班经理开启。\n- P1 内部复盘：事件恢复后 7 日内完成。",
+    ),
+    # two encyclopedia passages on fish of one genus, each naming its species' common names
+    # and giving its length
+    "FISH-C": (
+        "黃天竺鯛",
+        "黃天竺鯛，俗名大目側仔，為天竺鯛科的其中一個種。體長可達12公分。",
+    ),
+    "FISH-D": (
+        "單線天竺鯛",
+        "單線天竺鯛，俗名外斑天竺鯛、大目側仔，為天竺鯛科的其中一個種。體長可達10公分。",
+    ),
     "SOP-CHT-LINE": (
         "压片线清场与清洁规程",
         "3.4 清洁完成后超过5天未使用的设备，使用前须重新清洁。",
@@ -611,6 +632,45 @@ def test_a_quantity_said_of_something_the_question_does_not_name_is_not_compared
     # standard lead time, which only the price sheet states.
     found, _ = conflicts("標準交期是幾天", "B-PRICE", "B-TITANIUM")
     assert found == []
+
+
+@pytest.mark.parametrize(
+    ("query", "documents", "values"),
+    [
+        # fastener: the question says neither 毛重 nor "gross weight"; the SOP's 25 kg and the
+        # instruction's 20 kg are both said of a carton's gross weight
+        (
+            "外銷紙箱 一箱最多幾公斤",
+            ("SOP-PACKING-ZH", "WI-EXPORT-PACKING"),
+            {"SOP-PACKING-ZH": "25 kg", "WI-EXPORT-PACKING": "20 kg"},
+        ),
+        # a forwarder's warehouse: likewise a pallet's, 「每托毛重」 and "gross weight per pallet"
+        (
+            "出口托盘一托最多几公斤？",
+            ("SOP-WH-EXPORT", "GUIDE-SHIPPER-PACKING"),
+            {"SOP-WH-EXPORT": "1000 kg", "GUIDE-SHIPPER-PACKING": "800 kg"},
+        ),
+        # itdesk: asked in English; both cards say 「事件恢复后」 of the days, which the question
+        # does not
+        (
+            "Once a P1 is fixed, how many days do we have to finish the internal post-mortem?",
+            ("SOP-ESCALATION-P1", "ESC-CARD-P1"),
+            {"SOP-ESCALATION-P1": "5 day", "ESC-CARD-P1": "7 day"},
+        ),
+    ],
+)
+def test_what_both_quantities_are_said_of_need_not_be_in_the_question(query, documents, values):
+    found, _cited = conflicts(query, *documents)
+    assert values_of(found) == [values]
+
+
+def test_what_only_one_quantity_is_said_of_still_tells_them_apart():
+    # pharma: a dirty machine's hold time (24 hours) is not the clean one's (7 days), though
+    # both are said of cleaning
+    question = "设备清洁完一直没用，放几天以后就得重新洗？"
+    assert conflicts(question, "SOP-PRD-015", "SOP-QA-050")[0] == []
+    # CMRC 2018: asked for a fish's common name, two lengths both said of 體長 are not compared
+    assert conflicts("黃天竺鯛的俗名是什麼？", "FISH-C", "FISH-D")[0] == []
 
 
 def test_answers_that_never_name_the_question_s_subject_do_not_conflict():
