@@ -22,7 +22,10 @@ itself is the attribute:
   brackets hold: "Metal detector (CEIA THS)") must be mostly what the question says (a Chinese
   word of which the question says half, as relevance finds a term: 差旅費 for 旅費; a word of
   an answer in the other script, in a translation the general dictionary gives: "detector"
-  for 探测器 — and the question's words are found in such an answer so too: `_written`);
+  for 探测器 — and the question's words are found in such an answer so too: `_written`); when
+  the question asks a kind of amount, a word the other answer's quantity is said of too counts
+  as said (「每箱毛重」 beside "gross weight per carton": a qualifier both state tells neither
+  apart; `Answer.said_of_beside`);
 * two documents **disagree** when, in the same customer scope, their answers state quantities of
   the same measure (durations in one scale, shares, lengths, one currency, ...) and no value in
   common, each answer names every identifier of the question, in its unit or the line the unit
