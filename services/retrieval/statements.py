@@ -654,6 +654,8 @@ def _table_cells(
     return found
 
 
+# a header's bracketed unit, 「標準工時(hr)」, and the words outside brackets
+_BRACKETED_UNIT = re.compile(r"\(([^()]{1,12})\)|（([^（）]{1,12})）")
 _HEADER_WORD = re.compile(r"[^\s()（）/]+")
 
 
@@ -670,9 +672,6 @@ def _in_header_unit(reading: _Reading, chunk_id: str, header: str, cell: str) ->
         if len(found) == 1:
             return found[0]
     return None
-
-
-_BRACKETED_UNIT = re.compile(r"\(([^()]{1,12})\)|（([^（）]{1,12})）")
 
 
 def _said_of(
