@@ -372,6 +372,56 @@ def test_a_short_form_keeps_its_order_and_a_short_gap(word, written) -> None:
     assert not term_found(term, normalized, text.unit_set(normalized))
 
 
+@pytest.mark.parametrize(
+    ("query", "word", "written"),
+    [
+        # a ready-meal factory's labelling procedure
+        (
+            "What's the longest use-by we can put on a chilled ready meal?",
+            "use-by",
+            "Chilled products carry a 'Use by' date; ambient bakery carries a 'Best before' date.",
+        ),
+        # a freight forwarder's import clearance procedure
+        (
+            "How much notice do we need to give on IPAFFS for animal-origin products?",
+            "animal-origin",
+            "Products of animal origin (POAO) need IPAFFS pre-notification at least 1 working "
+            "day before arrival.",
+        ),
+        # an equipment-rental desk's terms
+        (
+            "Long-term boom rental - how many engine hours between our on-site PM services?",
+            "on-site",
+            "On rentals longer than 28 days PLP performs preventive maintenance on site every "
+            "300 engine hours at no charge.",
+        ),
+        # the last part in another form
+        ("first-response target for P1", "first-response", "P1: first responses within 15 min."),
+    ],
+)
+def test_a_hyphenated_word_is_found_where_the_text_writes_its_parts_apart(
+    query, word, written
+) -> None:
+    (hyphenated,) = [t for t in question_terms(query) if t.display == word]
+    normalized = text.normalize(written)
+    assert term_found(hyphenated, normalized, text.unit_set(normalized))
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "Labels are used by the night shift.",  # "use" is part of another word
+        "By use of the chiller, products are cooled.",  # not in the word's order
+        "Use the date stamp by the line.",  # another word between the parts
+    ],
+)
+def test_the_parts_of_a_hyphenated_word_stand_together_in_its_order(written) -> None:
+    terms = question_terms("longest use-by for a ready meal")
+    (hyphenated,) = [t for t in terms if "-" in t.display]
+    normalized = text.normalize(written)
+    assert not term_found(hyphenated, normalized, text.unit_set(normalized))
+
+
 def test_a_short_form_makes_the_rule_that_writes_it_whole_relevant() -> None:
     rule = (
         "第九條 依政府停止上班公告辦理，經主管指派從事防颱或搶修者，"
