@@ -179,6 +179,7 @@ def test_split_metrics_count_a_leaked_passage_and_wrong_statuses():
         "hotel",
         "dealer",
         "clinic",
+        "solar",
     ],
 )
 def test_each_blind_dataset_validates_as_corpus_and_golden(name):
@@ -192,7 +193,7 @@ def test_each_blind_dataset_validates_as_corpus_and_golden(name):
 
 
 @pytest.mark.parametrize(
-    "name", ["foodqa", "propmgmt", "hkrepair", "fastener", "hotel", "dealer", "clinic"]
+    "name", ["foodqa", "propmgmt", "hkrepair", "fastener", "hotel", "dealer", "clinic", "solar"]
 )
 def test_a_blind_dataset_s_own_checker_finds_it_clean(name):
     checker = BLIND / name / "check.py"
