@@ -390,6 +390,9 @@ _CLOSING = "》」』”）)"
 _ENDS = "。！？!?\n"
 
 
+_CLOSES_NAME = re.compile(r"(?:^|[^A-Za-z])[A-Z][A-Za-z]*[!?]$")
+
+
 def query_sentences(query: str) -> list[str]:
     """A query cut after its sentence-ending punctuation (a run of it, such as 「？！」), never
     inside a title or quotation (「《停止！！ 雲雀》在哪個雜誌上連載？」 is one sentence); a Latin
@@ -402,8 +405,12 @@ def query_sentences(query: str) -> list[str]:
         depth += (ch in _OPENING) - (ch in _CLOSING and depth > 0)
         following = query[i + 1 : i + 2]
         ends = ch in _ENDS and following not in _ENDS
-        # a Latin "!" or "?" before a lower-case word is inside a name ("Wow! eye Taiwan")
-        ends = ends and not (ch in "!?" and query[i + 1 :].lstrip()[:1].islower())
+        # a Latin "!" or "?" that closes a capitalised word before a lower-case one is inside a
+        # name ("Wow! eye Taiwan"); after a lower-case word a chat's next sentence may open in
+        # lower case too ("running at the moment? cust is getting a 10kW system")
+        ends = ends and not (
+            ch in "!?" and query[i + 1 :].lstrip()[:1].islower() and _CLOSES_NAME.search(current)
+        )
         ends = ends or (
             ch == "."
             and following == " "

@@ -334,6 +334,36 @@ def test_only_the_sentences_that_ask_must_be_answered(query: str, terms: set[str
 
 
 @pytest.mark.parametrize(
+    ("query", "asked", "told"),
+    [
+        # a solar installer's desk: the chat's next sentence opens in lower case after "?"
+        (
+            "any battery promo running at the moment? cust is getting a 10kW system",
+            {"battery", "promo"},
+            {"cust", "10kw", "system"},
+        ),
+        (
+            "whats the usable capacity on the HS-BAT-13? cust asking",
+            {"usabl", "capacity", "hs-bat-13"},
+            {"cust"},
+        ),
+        # a hotel's Singapore desk: two questions in lower case, both asked
+        (
+            "Orchid Room half day room rental how much? theatre 70 pax can fit?",
+            {"orchid", "rental", "theatr", "pax"},
+            set(),
+        ),
+    ],
+)
+def test_a_chats_sentence_may_open_in_lower_case(query: str, asked: set[str], told: set[str]):
+    """A Latin "?" after a lower-case word ends its sentence whatever follows; only one that
+    closes a capitalised word before a lower-case one is inside a name ("Wow! eye Taiwan")."""
+    found = {t.text for t in question_terms(query)}
+    assert asked <= found
+    assert not found & told
+
+
+@pytest.mark.parametrize(
     ("query", "name"),
     [
         ("The customer is Keller Construction. What is their credit limit?", "keller"),  # chatlog
