@@ -396,7 +396,9 @@ _CLOSES_NAME = re.compile(r"(?:^|[^A-Za-z])[A-Z][A-Za-z]*[!?]$")
 def query_sentences(query: str) -> list[str]:
     """A query cut after its sentence-ending punctuation (a run of it, such as 「？！」), never
     inside a title or quotation (「《停止！！ 雲雀》在哪個雜誌上連載？」 is one sentence); a Latin
-    full stop ends a sentence before a capital letter, unless it closes an abbreviation."""
+    full stop ends a sentence before a capital letter, unless it closes an abbreviation; a Latin
+    "!" or "?" ends one unless it closes a capitalised word before a lower-case one (a name:
+    "Wow! eye Taiwan")."""
     found: list[str] = []
     depth = 0
     current = ""
