@@ -100,6 +100,18 @@ def err(where, msg):
     errors.append(f"{where}: {msg}")
 
 
+def keys_ok(where, record, allowed, required=frozenset()):
+    """Report missing required and unknown keys; False when a required key is missing."""
+    missing = required - set(record)
+    if missing:
+        err(where, f"missing keys {sorted(missing)}")
+        return False
+    extra = set(record) - allowed - required
+    if extra:
+        err(where, f"unknown keys {sorted(extra)}")
+    return True
+
+
 def no_dup_keys(pairs):
     seen = {}
     for k, v in pairs:
@@ -195,9 +207,7 @@ def main():
     users = {}
     for i, u in enumerate(corpus.get("users", [])):
         w = f"users[{i}] ({u.get('user_id')})"
-        user_keys = {"user_id", "tenant_id", "display_name", "roles", "grants"}
-        if not set(u) <= user_keys:
-            err(w, f"unknown keys {sorted(set(u) - user_keys)}")
+        keys_ok(w, u, {"user_id", "tenant_id", "display_name", "roles", "grants"})
         if not valid_id(u.get("user_id"), "user"):
             err(w, "bad user_id")
         if u.get("tenant_id") not in tenants:
@@ -221,13 +231,8 @@ def main():
     by_id = {}
     for i, d in enumerate(corpus.get("documents", [])):
         w = f"documents[{i}] ({d.get('document_id')}@{d.get('version')})"
-        missing = DOC_KEYS_REQ - set(d)
-        if missing:
-            err(w, f"missing keys {sorted(missing)}")
+        if not keys_ok(w, d, DOC_KEYS_OPT, DOC_KEYS_REQ):
             continue
-        extra = set(d) - DOC_KEYS_REQ - DOC_KEYS_OPT
-        if extra:
-            err(w, f"unknown keys {sorted(extra)}")
         if not valid_id(d["document_id"], "document"):
             err(w, "bad document_id")
         if (
@@ -291,12 +296,8 @@ def main():
     tasks = {}
     for i, t in enumerate(corpus.get("tasks", [])):
         w = f"tasks[{i}] ({t.get('task_id')})"
-        missing = TASK_KEYS_REQ - set(t)
-        if missing:
-            err(w, f"missing keys {sorted(missing)}")
+        if not keys_ok(w, t, TASK_KEYS_OPT, TASK_KEYS_REQ):
             continue
-        if set(t) - TASK_KEYS_REQ - TASK_KEYS_OPT:
-            err(w, f"unknown keys {sorted(set(t) - TASK_KEYS_REQ - TASK_KEYS_OPT)}")
         if t["schema_version"] != "task-state@1":
             err(w, "schema_version")
         if t["tenant_id"] not in tenants:
@@ -366,8 +367,7 @@ def main():
     seen_cases = set()
     for i, c in enumerate(golden.get("cases", [])):
         w = f"cases[{i}] ({c.get('case_id')})"
-        if set(c) - CASE_KEYS:
-            err(w, f"unknown keys {sorted(set(c) - CASE_KEYS)}")
+        keys_ok(w, c, CASE_KEYS)
         if not c.get("case_id") or c["case_id"] in seen_cases:
             err(w, "missing or duplicate case_id")
         seen_cases.add(c.get("case_id"))
