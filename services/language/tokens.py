@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import jieba
 import jieba.posseg
+import lemminflect
 import opencc
 
 from services.language import units
@@ -212,7 +213,9 @@ _SUFFIXES = (
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light English stemmer: calibrated/calibration/calibrate, gauges/gauge, days/day meet."""
+    """A light English stemmer: calibrated/calibration/calibrate, gauges/gauge, days/day meet;
+    an irregular inflection is stemmed as its lemma (`lemma`: lost/lose, paid/pay)."""
+    word = lemma(word)
     if not word.isalpha() or len(word) <= 3 or word.endswith("ss"):
         return word
     for suffix, replacement in _SUFFIXES:
@@ -224,6 +227,39 @@ def stem(word: str) -> str:
     if len(word) > 4 and word[-1] == word[-2] and word[-1] not in "aeiouls":
         word = word[:-1]  # shipp → ship
     return word
+
+
+def lemma(word: str) -> str:
+    """The lemma of an English word whose only reading is as an inflection of one other word
+    (lemminflect's dictionary of English: "lost" of lose, "paid" of pay, "children" of child,
+    "written" of write). A form that is also a word of its own ("left", "found", "saw",
+    "better") or that inflects two words stays as written."""
+    if not word.isascii() or not word.isalpha():
+        return word
+    readings: set[str] = {
+        str(found) for lemmas in lemminflect.getAllLemmas(word).values() for found in lemmas
+    }
+    if len(readings) != 1 or word in readings:
+        return word
+    (found,) = readings
+    # a regular inflection (stored, verified, shipped, days) is left to the suffix rules, whose
+    # stem is a prefix of every form a text writes
+    return word if _inflects_regularly(found, word) else found
+
+
+def _inflects_regularly(headword: str, word: str) -> bool:
+    """Whether `word` is `headword` with a regular English ending (a final e or y dropped, a
+    final consonant doubled): "stored", "carried", "shipped", "days", "larger"."""
+    root = headword[:-1] if headword[-1:] in "ey" else headword
+    doubled = headword + headword[-1:]
+    return any(
+        word == f"{base}{ending}"
+        for base in (headword, root, doubled)
+        for ending in _REGULAR_ENDINGS
+    )
+
+
+_REGULAR_ENDINGS = ("s", "es", "d", "ed", "ing", "ied", "ies", "er", "est", "ier", "iest")
 
 
 def tokens(text: str) -> list[str]:
@@ -536,6 +572,53 @@ def _word_units(normalized_text: str) -> Iterable[str]:
         yield from (stem(p) for p in re.split(r"[-_./]", piece) if p)
         if (joined := _joined(piece)) is not None:
             yield joined
+
+
+# A hyphenated English word ("cooling-off", "call-out", "on-site")
+_COMPOUND = re.compile(r"(?<![a-z0-9-])[a-z]+(?:-[a-z]+)+(?![a-z0-9-])")
+
+
+def function_compounds(normalized: str) -> list[str]:
+    """The hyphenated words of a normalised text one of whose parts is a function word: each is
+    one word ("cooling-off" is not "cool", "sign-off" not "sign", "use-by" not nothing), which
+    `content_words` would cut to its content parts."""
+    return list(
+        dict.fromkeys(
+            m.group()
+            for m in _COMPOUND.finditer(normalized)
+            if any(part in EN_STOPWORDS for part in m.group().split("-"))
+        )
+    )
+
+
+def is_compound(unit: str) -> bool:
+    """Whether a unit is a hyphenated English word (letters only on both sides of each hyphen)."""
+    return _COMPOUND.fullmatch(unit) is not None
+
+
+def compound_in(word: str, text: str, found: Container[str]) -> bool:
+    """Whether a normalised text (with its units) writes a hyphenated word: hyphenated, solid
+    ("cutoff" for "cut-off": `_joined`) or its parts apart, in order ("use by" for "use-by",
+    "first responses" for "first-response": `parts_apart_in`)."""
+    return word in found or _joined(word) in found or parts_apart_in(word, text)
+
+
+_HYPHEN = re.compile(r"(?<=[a-z])-(?=[a-z])")
+
+
+def parts_apart_in(written: str, text: str) -> bool:
+    """Whether a normalised text writes a hyphenated English word as separate words: "use-by"
+    as "use by", "animal-origin" as "animal origin", "first-response" as "first responses"."""
+    parts = _HYPHEN.split(written.lower())
+    if len(parts) < 2 or not all(p.isalpha() for p in parts):
+        return False
+    *first, last = parts
+    root = stem(last)
+    # the last part as written, or, of four letters or more, any word its stem begins: "first
+    # responses" for "first-response"
+    ending = re.escape(last) if len(root) < 4 else f"{re.escape(root)}[a-z]*"
+    spaced = r"\s+".join([*(re.escape(p) for p in first), ending])
+    return re.search(rf"(?<![a-z]){spaced}(?![a-z])", text) is not None
 
 
 def _joined(piece: str) -> str | None:

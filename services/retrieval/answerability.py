@@ -8,7 +8,9 @@ Nothing here depends on a corpus's wording. The features of a query against one 
 document's title) are:
 
 * **term coverage weighted by IDF over the principal's eligible set**: the query's content units
-  (identifiers, stemmed English words, Chinese words from a general-purpose segmenter) each weigh
+  (identifiers, stemmed English words — a hyphenated word with a function word in it whole,
+  "cooling-off", "sign-off", "use-by", found hyphenated, solid or its parts apart:
+  `text_analysis.compound_in` —, Chinese words from a general-purpose segmenter) each weigh
   their inverse document frequency among the chunks the principal may read now, so a word every
   document uses weighs little and the name of the thing asked about weighs most. A unit no
   eligible chunk contains keeps the highest weight;
@@ -169,9 +171,12 @@ def query_units(query: str) -> list[str]:
     found = list(text_analysis.identifiers(query))
     # an identifier is one unit, not the words inside it
     norm = _without(found, text_analysis.without_quantities(text_analysis.normalize(query)))
+    # a hyphenated word with a function word in it is one unit (`text_analysis.compound_in`)
+    compounds = text_analysis.function_compounds(norm)
+    norm = _without(compounds, norm)
     words = [*text_analysis.content_words(norm, times=True), *frequency.unknown_words(norm)]
     found += [w for w in dict.fromkeys(text_analysis.unglued(words, norm)) if w not in found]
-    return found
+    return found + [c for c in compounds if c not in found]
 
 
 def document_frequency(unit: str, texts: Sequence[str], units: Sequence[Container[str]]) -> int:
@@ -282,6 +287,8 @@ def present(unit: str, text: str, found: Container[str]) -> bool:
         return unit in text  # a Chinese word is present where its characters stand together
     if text_analysis.identifiers_in(unit) == [unit]:
         return text_analysis.contains_identifier(text, unit)
+    if text_analysis.is_compound(unit):
+        return text_analysis.compound_in(unit, text, found)
     return unit in found
 
 

@@ -63,7 +63,7 @@ def _analysis() -> str:
     digest = hashlib.blake2b(str(FORMAT).encode(), digest_size=8)
     for module in (text_analysis, lexicon_module, caches_module):
         digest.update(Path(str(module.__file__)).read_bytes())
-    for package in ("jieba", "opencc"):
+    for package in ("jieba", "opencc", "lemminflect"):
         with contextlib.suppress(metadata.PackageNotFoundError):
             digest.update(f"{package}={metadata.version(package)}".encode())
     return digest.hexdigest()

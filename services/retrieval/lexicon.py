@@ -274,6 +274,8 @@ class Lexicon:
             return self._with_cjk(unit)
         if text_analysis.identifiers_in(unit) == [unit]:
             return self.with_identifier(unit), False
+        if text_analysis.is_compound(unit):
+            return None  # found hyphenated, solid or its parts apart (`compound_in`): read all
         return self.key(unit, WORD), True  # the word units are what is indexed
 
     def _with_cjk(self, unit: str) -> tuple[Rows, bool] | None:

@@ -13,7 +13,9 @@ The rule (documented in README "Retrieval"):
      stem of five letters or more also in a word derived from it, "volume" in "volumetric":
      `_derived_in`, and where the text writes its base, a word of five letters or more a suffix
      of at most three letters shorter, "audit" for "auditor": `_base_in`; a hyphenated word
-     also where the text writes its parts apart, "use-by" as "use by": `_parts_in`);
+     also where the text writes its parts apart, "use-by" as "use by":
+     `text_analysis.parts_apart_in`; an irregular inflection as its lemma, "sent" for "send",
+     "kept" for "keep": `text_analysis.lemma`);
      a Chinese word nothing the principal may read contains, where the knowledge's own words
      cross its boundaries, is read as those words (「速聯合約」 cut 速/聯合/約 is 速聯 and 合約:
      `_recut`);
@@ -176,29 +178,9 @@ def term_found(term: Term, text: str, units: Container[str]) -> bool:
         return (
             _derived_in(term.text, text)
             or _base_in(term.text, text)
-            or _parts_in(term.display, text)
+            or text_analysis.parts_apart_in(term.display, text)
         )
     return term.kind == "cjk" and text_analysis.shortened_in(term.text, text)
-
-
-_HYPHEN = re.compile(r"(?<=[a-z])-(?=[a-z])")
-
-
-def _parts_in(written: str, text: str) -> bool:
-    """Whether a normalised text writes a hyphenated English word of the question as separate
-    words: "use-by" as "use by", "animal-origin" as "animal origin", "first-response" as "first
-    responses" (hyphenated or solid, it is found as written or stemmed:
-    `text_analysis.TextUnits`)."""
-    parts = _HYPHEN.split(written.lower())
-    if len(parts) < 2 or not all(p.isalpha() for p in parts):
-        return False
-    *first, last = parts
-    stem = text_analysis.stem(last)
-    # the last part as written, or, of four letters or more, any word its stem begins: "first
-    # responses" for "first-response"
-    ending = re.escape(last) if len(stem) < 4 else f"{re.escape(stem)}[a-z]*"
-    spaced = r"\s+".join([*(re.escape(p) for p in first), ending])
-    return re.search(rf"(?<![a-z]){spaced}(?![a-z])", text) is not None
 
 
 # An English stem this long or longer is found in the words derived from it ("volum" in
@@ -879,6 +861,10 @@ def _writes_unit(unit: str, script: str, text: str) -> bool:
         return True
     if text_analysis.identifiers_in(unit) == [unit]:
         return text_analysis.contains_identifier(text, unit)
+    if text_analysis.is_compound(unit):  # a hyphenated word, solid or apart ("cooling off")
+        return unit.replace("-", "") in text or text_analysis.parts_apart_in(unit, text)
+    if script == "latin" and unit in {text_analysis.stem(w) for w in _LATIN_WORD.findall(text)}:
+        return True  # an irregular inflection, stemmed as its lemma ("built" of build)
     if script == "cjk":
         # a longer word also by a word of the dictionary inside it, which the knowledge writes
         # on its own or in another compound: 分體式 in 分體機, 辅料厂 in 辅料

@@ -608,3 +608,53 @@ def test_the_quantity_a_question_asks_for_is_not_glued_to_the_next_word(question
 def test_the_unit_a_question_asks_in_stays_one_of_its_words():
     # 小時 of 「多少小時」 is written beside every duration in hours (demo's salt-spray question)
     assert "小时" in answerability.query_units("钝化件盐雾测试时间是多少小时？")
+
+
+@pytest.mark.parametrize(
+    ("question", "compound", "part"),
+    [
+        # forwarder (English desk): a margin floor needs someone's sign-off, not a signature
+        (
+            "What's the lowest margin I can go to on an air export before I need sign-off?",
+            "sign-off",
+            "sign",
+        ),
+        # solar installer (English chat): the cooling-off period, not cooling
+        ("how long is the cooling-off period on a residential contract?", "cooling-off", "cool"),
+        # plant hire (English chat): PM services on site, not the site
+        (
+            "Long-term boom rental - how many engine hours between our on-site PM services?",
+            "on-site",
+            "site",
+        ),
+        # food plant (English): a use-by date, whose parts are both function words
+        ("What use-by date goes on the chilled sandwiches?", "use-by", None),
+    ],
+)
+def test_a_hyphenated_word_with_a_function_word_in_it_is_one_unit(question, compound, part):
+    # Cut to its content parts, "sign-off" would be looked for as "sign" (found in every
+    # "signed declaration") and "use-by" as nothing at all.
+    units = answerability.query_units(question)
+    assert compound in units
+    assert part is None or part not in units
+    # A hyphenated word of content words only stays two words ("animal-origin products").
+    assert {"animal", "origin"} <= set(answerability.query_units("animal-origin products"))
+
+
+@pytest.mark.parametrize(
+    ("compound", "written", "found"),
+    [
+        ("on-site", "On rentals longer than 28 days PLP performs the PM on site.", True),  # hire
+        ("on-site", "the on-site contact at least 2 business days before", True),  # hire
+        ("cooling-off", "The customer has a cooling-off period of 10 business days.", True),
+        ("cooling-off", "still inside the cooling off?", True),  # solar chat, written apart
+        ("cut-off", "VGM to carrier | 48 hrs before CY cutoff", True),  # forwarder, solid
+        ("sign-off", "Sign-off limits per declaration (customs value)", True),  # forwarder
+        ("sign-off", "Meridian staff must not sign a DGD for the shipper.", False),
+        ("on-site", "Deliveries to the site office only.", False),
+        ("cooling-off", "Cooling of the battery cabinet is passive.", False),
+    ],
+)
+def test_a_hyphenated_unit_is_present_hyphenated_solid_or_apart(compound, written, found):
+    normalized = text.normalize(written)
+    assert answerability.present(compound, normalized, text.TextUnits.of(normalized)) is found

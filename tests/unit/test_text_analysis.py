@@ -111,6 +111,51 @@ def test_stemming_joins_inflections() -> None:
     assert text.stem("process") == "process"
 
 
+@pytest.mark.parametrize(
+    ("question", "word", "written"),
+    [
+        # plant hire's chat log: the PO was sent
+        (
+            "When did Beth in Keller AP send PO KC-26-4471?",
+            "send",
+            "- PO KC-26-4471 sent by Beth Kramer (per Dana)",
+        ),
+        # IT desk: how long backups are kept
+        (
+            "How many days do we keep the daily full database backups?",
+            "keep",
+            "Backup retention: daily full backups are kept for 35 days.",
+        ),
+        # museum: gloves are worn
+        (
+            "Do I have to wear gloves to pick up a glazed porcelain bowl?",
+            "wear",
+            "Nitrile gloves are worn for all handling; cotton gloves are no longer used.",
+        ),
+        # forwarder: goods lost or damaged
+        (
+            "If we lose a pallet, what's the most we're liable for under our standard terms?",
+            "lose",
+            "limited to 2 SDR per kilo of gross weight of the goods lost or damaged",
+        ),
+    ],
+)
+def test_an_irregular_inflection_is_its_lemma(question, word, written) -> None:
+    # "sent" is no suffix away from "send": the light stemmer alone never met them
+    terms = {t.display: t for t in text.content_terms(question)}
+    assert terms[word].text in text.TextUnits.of(text.normalize(written))
+
+
+def test_a_form_that_is_a_word_of_its_own_or_a_regular_inflection_keeps_its_stem() -> None:
+    # "left" is also a side, "found" also a verb of its own: never read as leave or find
+    assert text.stem("left") == "left" and text.stem("found") == "found"
+    # regular inflections keep the suffix rules' stem, a prefix of every form a text writes
+    assert text.stem("verified") == "verifi" and text.stem("shipped") == "ship"
+    assert text.stem("stored") == text.stem("storing") == text.stem("store")
+    # what lemmas cannot join, they leave apart (a derivation, not an inflection)
+    assert text.stem("liable") != text.stem("liability")
+
+
 def test_an_amount_after_a_currency_sign_is_no_word_of_a_question() -> None:
     terms = {
         t.text for t in text.content_terms("Do we still need three quotes for a NT$400k order?")
