@@ -1832,3 +1832,22 @@ def test_a_latin_name_the_chinese_knowledge_writes_must_be_named_by_a_chinese_it
     before = assess(query, [named], distinctive=distinctive)
     after = assess(query, [named], distinctive=distinctive, texts_naming=texts_naming)
     assert (after.sufficient, after.relevant) == (before.sufficient, before.relevant)
+
+
+@pytest.mark.parametrize(
+    ("unit", "written", "found"),
+    [
+        # plant hire's chat log: "send" is written "sent" (the question's word is its lemma)
+        ("send", "- PO KC-26-4471 sent by Beth Kramer (per Dana)", True),
+        # IT desk: "keep" written "kept"
+        ("keep", "Backup retention: daily full backups are kept for 35 days.", True),
+        # solar installer: "cooling-off" written apart, and not where only "cooling" is
+        ("cooling-off", "are they still inside the cooling off?", True),
+        ("cooling-off", "Cooling of the battery cabinet is passive.", False),
+        ("keep", "Backups are held for 35 days.", False),
+    ],
+)
+def test_the_distinctive_word_is_written_as_its_inflection_or_compound(unit, written, found):
+    # where a question's distinctive word is a lemma ("send") or a hyphenated word, an item
+    # writing "sent" or "cooling off" writes it
+    assert relevance._writes_unit(unit, "latin", text.normalize(written)) is found
