@@ -310,13 +310,13 @@ def identifiers_in(normalized: str) -> list[str]:
 
 def script_of(text: str) -> str:
     """ "cjk" or "latin": the writing system most of a text's letters belong to."""
-    cjk = len(_CJK_CHAR.findall(text))
-    latin = len(_LATIN_CHAR.findall(text))
+    cjk = sum(map(len, _CJK_RUN.findall(text)))  # counted by runs: fewer, longer matches
+    latin = sum(map(len, _LATIN_RUN.findall(text)))
     return "cjk" if cjk * 3 >= latin and cjk > 0 else "latin"
 
 
-_CJK_CHAR = re.compile(f"[{CJK}]")
-_LATIN_CHAR = re.compile(r"[A-Za-z]")
+_CJK_RUN = re.compile(f"[{CJK}]+")
+_LATIN_RUN = re.compile(r"[A-Za-z]+")
 
 
 def shortened_in(word: str, normalized_text: str) -> bool:

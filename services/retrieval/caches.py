@@ -78,7 +78,7 @@ V = TypeVar("V")
 
 class Lru(Generic[K, V]):
     """Least recently used first out, past `capacity` entries or past `max_weight` as `weigh`
-    counts them."""
+    counts them (once per entry: its weight is kept with it)."""
 
     def __init__(
         self,
@@ -88,7 +88,7 @@ class Lru(Generic[K, V]):
         max_weight: int | None = None,
     ) -> None:
         self._capacity = capacity
-        self._items: OrderedDict[K, V] = OrderedDict()
+        self._items: OrderedDict[K, tuple[V, int]] = OrderedDict()
         self._lock = threading.Lock()
         self._weigh = weigh
         self.max_weight = max_weight
@@ -96,17 +96,19 @@ class Lru(Generic[K, V]):
 
     def get(self, key: K) -> V | None:
         with self._lock:
-            value = self._items.get(key)
-            if value is not None:
-                self._items.move_to_end(key)
-            return value
+            held = self._items.get(key)
+            if held is None:
+                return None
+            self._items.move_to_end(key)
+            return held[0]
 
     def put(self, key: K, value: V) -> None:
+        weight = self._weigh(value) if self._weigh is not None else 0
         with self._lock:
             if key in self._items:
                 self._forget(key)
-            self._items[key] = value
-            self.weight += self._weight_of(value)
+            self._items[key] = (value, weight)
+            self.weight += weight
             while len(self._items) > self._capacity or (
                 self.max_weight is not None and self.weight > self.max_weight and self._items
             ):
@@ -114,20 +116,17 @@ class Lru(Generic[K, V]):
 
     def evict_where(self, predicate: Callable[[K, V], bool]) -> int:
         with self._lock:
-            doomed = [key for key, value in self._items.items() if predicate(key, value)]
+            doomed = [key for key, (value, _w) in self._items.items() if predicate(key, value)]
             for key in doomed:
                 self._forget(key)
             return len(doomed)
 
     def _forget(self, key: K) -> None:
-        self.weight -= self._weight_of(self._items.pop(key))
-
-    def _weight_of(self, value: V) -> int:
-        return self._weigh(value) if self._weigh is not None else 0
+        self.weight -= self._items.pop(key)[1]
 
     def items(self) -> list[tuple[K, V]]:
         with self._lock:
-            return list(self._items.items())
+            return [(key, value) for key, (value, _w) in self._items.items()]
 
     def clear(self) -> None:
         with self._lock:
@@ -194,6 +193,8 @@ class TenantBlock:
     _rows_for: tuple[Hashable, int, npt.NDArray[np.int64]] | None = None
     # (chunk list key, rows) when every row was last found in that chunk list.
     checked: tuple[Hashable, int] | None = None
+    # Whether each row is written in English (1) or not (0), worked out when first asked (-1).
+    _latin: npt.NDArray[np.int8] = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
 
     def rows_for(self, key: Hashable, ids: Sequence[str]) -> npt.NDArray[np.int64]:
         """The block row of each of `ids` (-1: not fetched), remembered for one chunk list."""
@@ -216,9 +217,21 @@ class TenantBlock:
         """`unit in block.units[row]`, answered from the index without building the set."""
         return self.lexicon.units(row, self.matched[row])
 
+    def latin(self, row: int) -> bool:
+        """Whether a row is written in English (`text_analysis.script_of` its matched text),
+        remembered: a question's words in translation test every row they reach."""
+        known = self._latin
+        if len(known) < len(self.ids):  # the block grew since: the new rows are unknown
+            grown = np.full(len(self.ids), -1, dtype=np.int8)
+            grown[: len(known)] = known
+            self._latin = known = grown
+        if known[row] < 0:
+            known[row] = text_analysis.script_of(self.matched[row]) == "latin"
+        return bool(known[row])
+
     @property
     def nbytes(self) -> int:
-        return int(self.matrix.nbytes) + self.lexicon.nbytes + self.object_bytes
+        return int(self.matrix.nbytes) + self.lexicon.nbytes + self.object_bytes + len(self.ids)
 
     def add(self, payloads: Sequence[Payload]) -> None:
         fresh = [p for p in payloads if p.chunk_id not in self.row_of]

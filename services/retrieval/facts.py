@@ -70,17 +70,20 @@ _CURRENCIES = {
 _NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
 _UNIT_ALT = "|".join(re.escape(u) for u in sorted(_UNITS, key=len, reverse=True))
 _CUR_ALT = "|".join(re.escape(c) for c in sorted(_CURRENCIES, key=len, reverse=True))
+# What a quantity can begin with (a currency's first character, a bound, a space, a digit),
+# tested first: the pattern is tried at every position of a text and fails at most of them.
+_FACT_START = rf"(?=[{re.escape(''.join(sorted({c[0] for c in _CURRENCIES})))}±≤≥<>\s\d])"
 _FACT = re.compile(
-    rf"(?:(?P<cur>{_CUR_ALT})\s*)?(?P<qual>±|≤|≥|<|>)?\s*(?P<a>{_NUM})"
+    rf"{_FACT_START}(?:(?P<cur>{_CUR_ALT})\s*)?(?P<qual>±|≤|≥|<|>)?\s*(?P<a>{_NUM})"
     rf"(?:\s*(?:至|到|~|～|-|–|—|to)\s*(?P<b>{_NUM}))?"
     rf"(?:\s*(?:{units.COUNTED_HOURS})?(?P<unit>{_UNIT_ALT})(?![a-z]))?"
 )
 _CJK_CHAR = re.compile(f"[{text_analysis.CJK}]")
-_DATE = re.compile(
-    r"\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}|"
+_DATE = re.compile(  # every form begins with a digit, tested first
+    r"(?=\d)(?:\d{4}\s*年\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*日)?|\d{4}-\d{1,2}-\d{1,2}|\d{1,2}/\d{1,2}"
     # a year of the Republic of China era with its month and day (「112年10月15日」), or a month
     # and day alone (「5月28日至6月8日」), is a date
-    r"(?:\d{2,3}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号]"
+    r"|(?:\d{2,3}\s*年\s*)?\d{1,2}\s*月\s*\d{1,2}\s*[日号])"
 )
 _CLAUSE_END = re.compile(r"[，。．;；:：、\n（）()「」【】\[\]]|,(?!\d{3}(?!\d))|\.(?=\s|$)")
 _STATEMENT_END = re.compile(r"\s*(?:[/／]\S{1,3})?\s*(?:$|[，,。．.;；:：、!！?？)）\]」\n])")

@@ -82,12 +82,17 @@ _JOIN = (
     rf"(?:(?!{_CJK_DAY_PARTS})[{text_analysis.CJK}]{{1,2}}\s*)?"
 )
 _DATE_AT = rf"(?:{_DATE})(?:\s*(?:{_CLOCK.format('x')}))?"
-_DATE_RE = re.compile(_DATE_AT.replace("(?P<", "(?P<a_"))
+# The characters a date or a time of day can begin with (a digit, a month's initial, a Chinese
+# part of the day's first character), tested first: the patterns are tried at every position
+# of a text, and at almost every one they fail at once (the same matches, found faster).
+_DATE_START = rf"(?=[\d{''.join(sorted({m[0] for m in _MONTHS}))}])"
+_CLOCK_START = rf"(?=[\d{''.join(sorted({part[0] for part in answer_types.CJK_DAY_PARTS}))}])"
+_DATE_RE = re.compile(_DATE_START + _DATE_AT.replace("(?P<", "(?P<a_"))
 _DATE_RANGE = re.compile(
-    _DATE_AT.replace("(?P<", "(?P<a_") + _JOIN + _DATE_AT.replace("(?P<", "(?P<b_"),
+    _DATE_START + _DATE_AT.replace("(?P<", "(?P<a_") + _JOIN + _DATE_AT.replace("(?P<", "(?P<b_"),
 )
-_CLOCK_RE = re.compile(_CLOCK.format("a"))
-_CLOCK_RANGE = re.compile(_CLOCK.format("a") + _JOIN + _CLOCK.format("b"))
+_CLOCK_RE = re.compile(_CLOCK_START + _CLOCK.format("a"))
+_CLOCK_RANGE = re.compile(_CLOCK_START + _CLOCK.format("a") + _JOIN + _CLOCK.format("b"))
 _LEADING_SPACE = re.compile(r"\s*")
 
 DATE = "date"

@@ -109,11 +109,6 @@ class QueryAnalysis:
         )
 
 
-def _latin(block: TenantBlock, row: int) -> bool:
-    """Whether a chunk is written in English (its words can only be reached in translation)."""
-    return text_analysis.script_of(block.matched[row]) == "latin"
-
-
 def _in_translation(
     bm25: npt.NDArray[np.float64],
     scores: Callable[[list[str]], npt.NDArray[np.float64]],
@@ -129,7 +124,7 @@ def _in_translation(
         return
     translated = scores(terms)
     for at in np.flatnonzero((bm25 <= 0) & (translated > 0)).tolist():
-        if _latin(block, int(rows[at])) == latin:
+        if block.latin(int(rows[at])) == latin:
             bm25[at] = translated[at]
 
 
@@ -265,7 +260,7 @@ def _coverage(query: QueryAnalysis, block: TenantBlock, row: int) -> float:
     found = sum(term_found(t, text, units) for t in terms)
     if found or not (query.meanings or query.renderings):
         return found / len(terms)
-    if _latin(block, row):  # read in translation
+    if block.latin(row):  # read in translation (its words can only be reached so)
         found = sum(any(m in units for m in query.meanings.get(t.text, ())) for t in terms)
     else:
         found = sum(any(r in text for r in query.renderings.get(t.text, ())) for t in terms)

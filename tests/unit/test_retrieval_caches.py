@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from services.retrieval.caches import Payload, RetrievalCaches, TenantBlock
+from services.retrieval.caches import Lru, Payload, RetrievalCaches, TenantBlock
 from services.retrieval.ranking import Candidate
 
 
@@ -226,3 +226,30 @@ def test_document_frequencies_keep_to_their_share_of_the_ceiling() -> None:
         caches.frequencies.put(("v1", "A", "view", f"unit {n}"), n)
     assert 0 < caches.frequencies.weight <= 80_000 // 8
     assert caches.frequencies.get(("v1", "A", "view", "unit 4999")) == 4999
+
+
+def test_an_entry_is_weighed_once_so_the_total_comes_back_to_zero_when_it_grew_since() -> None:
+    # A cached value may grow after it is put (a view's lazily read rows); forgetting it takes
+    # off what was added for it, not what it weighs now.
+    lru: Lru[str, list[int]] = Lru(2, weigh=len)
+    grows = [1, 2]
+    lru.put("a", grows)
+    grows.extend([3, 4, 5])
+    lru.put("b", [1])
+    lru.put("c", [1, 2, 3])  # past capacity: "a" goes first
+    assert lru.get("a") is None and lru.weight == 4
+    lru.evict_where(lambda _key, _value: True)
+    assert lru.weight == 0 and lru.items() == []
+
+
+def test_a_block_tells_its_english_rows_and_its_rows_added_later() -> None:
+    caches = RetrievalCaches()
+    vector = np.ones(4, dtype=np.float32)
+    english = Payload("A/SOP-EN@1#0", vector, "Lead time is 15 days", "t", "h")
+    chinese = Payload("A/SOP-ZH@1#0", vector, "標準交期為 15 日", "t", "h")
+    block = caches.block(
+        "v1", "A", [english.chunk_id], dimension=4, fetch=lambda missing: [english]
+    )
+    assert block.latin(0)
+    block.add([chinese])
+    assert [block.latin(block.row_of[p.chunk_id]) for p in (chinese, english)] == [False, True]
