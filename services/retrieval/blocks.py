@@ -53,7 +53,7 @@ from services.retrieval.vectorstore import VectorStore
 
 log = logging.getLogger(__name__)
 
-FORMAT = 2  # 2: texts as raw UTF-8 files beside their ends
+FORMAT = 3  # 2: texts as raw UTF-8 files beside their ends; 3: each row's script
 
 
 def _analysis() -> str:
@@ -200,6 +200,7 @@ def _write(directory: Path, block: TenantBlock) -> None:
     matrix = block.matrix if block.matrix.size else np.zeros((0, block.dimension), np.float32)
     np.save(directory / "vectors.npy", np.ascontiguousarray(matrix, dtype=np.float32))
     np.save(directory / "lengths.npy", block.lexicon.lengths.astype(np.uint32))
+    np.save(directory / "english.npy", block.english.astype(np.bool_))
     for name in _COLUMNS:
         strings = Strings.encode(getattr(block, name))
         (directory / f"{name}.bin").write_bytes(strings.data)
@@ -244,6 +245,9 @@ def _read(directory: Path) -> TenantBlock:
         Strings((directory / f"{c}.bin").read_bytes(), array(f"{c}.ends")) for c in _COLUMNS
     )
     matrix = array("vectors")
+    english = array("english").astype(np.bool_)
+    if len(english) != len(ids):
+        raise ValueError(f"{len(english)} scripts for {len(ids)} rows")
     return TenantBlock(
         dimension=int(meta["dimension"]),
         ids=ids,
@@ -252,6 +256,7 @@ def _read(directory: Path) -> TenantBlock:
         titles=titles,
         hashes=hashes,
         matched=matched,
+        english=english,
         matrix=matrix if len(ids) else np.zeros((0, 0), dtype=np.float32),
         lexicon=Lexicon.restore(
             terms=vocabulary["terms"],

@@ -193,8 +193,9 @@ class TenantBlock:
     _rows_for: tuple[Hashable, int, npt.NDArray[np.int64]] | None = None
     # (chunk list key, rows) when every row was last found in that chunk list.
     checked: tuple[Hashable, int] | None = None
-    # Whether each row is written in English (1) or not (0), worked out when first asked (-1).
-    _latin: npt.NDArray[np.int8] = field(default_factory=lambda: np.zeros(0, dtype=np.int8))
+    # Whether each row is written in English (text_analysis.script_of its matched text): a
+    # question's words in translation reach rows of the other script only.
+    english: npt.NDArray[np.bool_] = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
 
     def rows_for(self, key: Hashable, ids: Sequence[str]) -> npt.NDArray[np.int64]:
         """The block row of each of `ids` (-1: not fetched), remembered for one chunk list."""
@@ -217,21 +218,11 @@ class TenantBlock:
         """`unit in block.units[row]`, answered from the index without building the set."""
         return self.lexicon.units(row, self.matched[row])
 
-    def latin(self, row: int) -> bool:
-        """Whether a row is written in English (`text_analysis.script_of` its matched text),
-        remembered: a question's words in translation test every row they reach."""
-        known = self._latin
-        if len(known) < len(self.ids):  # the block grew since: the new rows are unknown
-            grown = np.full(len(self.ids), -1, dtype=np.int8)
-            grown[: len(known)] = known
-            self._latin = known = grown
-        if known[row] < 0:
-            known[row] = text_analysis.script_of(self.matched[row]) == "latin"
-        return bool(known[row])
-
     @property
     def nbytes(self) -> int:
-        return int(self.matrix.nbytes) + self.lexicon.nbytes + self.object_bytes + len(self.ids)
+        return (
+            int(self.matrix.nbytes) + self.lexicon.nbytes + self.object_bytes + self.english.nbytes
+        )
 
     def add(self, payloads: Sequence[Payload]) -> None:
         fresh = [p for p in payloads if p.chunk_id not in self.row_of]
@@ -251,6 +242,8 @@ class TenantBlock:
             matched.append(normalized)
             self.object_bytes += _row_bytes(payload, normalized)
         self.texts, self.titles, self.hashes, self.matched = texts, titles, hashes, matched_rows
+        english = [text_analysis.script_of(text) == "latin" for text in matched]
+        self.english = np.concatenate([self.english, np.array(english, dtype=np.bool_)])
         # BM25 tokens of title + text, as the views were indexed with (tokens_of).
         self.lexicon.add(matched, [text_analysis.tokens_in(text) for text in matched])
         rows = np.vstack([p.vector for p in fresh]).astype(np.float32)
@@ -268,6 +261,7 @@ class TenantBlock:
         block.titles = [self.titles[i] for i in kept]
         block.hashes = [self.hashes[i] for i in kept]
         block.matched = [self.matched[i] for i in kept]
+        block.english = self.english[kept]
         block.matrix = self.matrix[kept] if kept else np.zeros((0, 0), dtype=np.float32)
         block.lexicon = self.lexicon.subset(np.asarray(kept, dtype=np.int64))
         block.object_bytes = self.object_bytes * len(kept) // max(1, len(self.ids))

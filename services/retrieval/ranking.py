@@ -123,9 +123,9 @@ def _in_translation(
     if not terms:
         return
     translated = scores(terms)
-    for at in np.flatnonzero((bm25 <= 0) & (translated > 0)).tolist():
-        if block.latin(int(rows[at])) == latin:
-            bm25[at] = translated[at]
+    reached = np.flatnonzero((bm25 <= 0) & (translated > 0))
+    reached = reached[block.english[rows[reached]] == latin]
+    bm25[reached] = translated[reached]
 
 
 def _meanings(run: str) -> tuple[str, ...]:
@@ -260,7 +260,7 @@ def _coverage(query: QueryAnalysis, block: TenantBlock, row: int) -> float:
     found = sum(term_found(t, text, units) for t in terms)
     if found or not (query.meanings or query.renderings):
         return found / len(terms)
-    if block.latin(row):  # read in translation (its words can only be reached so)
+    if block.english[row]:  # read in translation (its words can only be reached so)
         found = sum(any(m in units for m in query.meanings.get(t.text, ())) for t in terms)
     else:
         found = sum(any(r in text for r in query.renderings.get(t.text, ())) for t in terms)

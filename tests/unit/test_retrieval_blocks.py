@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from services.bootstrap import Services
+from services.language import tokens as text_analysis
 from services.retrieval import blocks
 from services.retrieval.blocks import BlockFiles
 from services.retrieval.caches import Payload, RetrievalCaches, TenantBlock
@@ -75,6 +76,9 @@ def test_a_block_read_back_holds_and_ranks_what_was_written(tmp_path: Path) -> N
         assert list(getattr(loaded, column)) == list(getattr(block, column)), column
     assert np.array_equal(loaded.matrix, block.matrix)
     assert np.array_equal(loaded.lexicon.lengths, block.lexicon.lengths)
+    scripts = [text_analysis.script_of(text) == "latin" for text in block.matched]
+    assert loaded.english.tolist() == block.english.tolist() == scripts
+    assert any(scripts) and not all(scripts)  # the demo writes both
     rng = random.Random(5)
     ids = [c[0] for c in chunks]
     queries = golden_queries() + synthetic_queries(rng, 30)

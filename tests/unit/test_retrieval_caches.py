@@ -250,6 +250,8 @@ def test_a_block_tells_its_english_rows_and_its_rows_added_later() -> None:
     block = caches.block(
         "v1", "A", [english.chunk_id], dimension=4, fetch=lambda missing: [english]
     )
-    assert block.latin(0)
+    assert block.english.tolist() == [True]
     block.add([chinese])
-    assert [block.latin(block.row_of[p.chunk_id]) for p in (chinese, english)] == [False, True]
+    rows = np.array([block.row_of[p.chunk_id] for p in (chinese, english, chinese)])
+    assert block.english[rows].tolist() == [False, True, False]
+    assert block.without({english.chunk_id}).english.tolist() == [False]
