@@ -315,7 +315,6 @@ def script_of(text: str) -> str:
     return "cjk" if cjk * 3 >= latin and cjk > 0 else "latin"
 
 
-_CJK_RUN = re.compile(f"[{CJK}]+")
 _LATIN_RUN = re.compile(r"[A-Za-z]+")
 
 
