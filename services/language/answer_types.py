@@ -37,7 +37,11 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
             # Cantonese asks 幾多 for 多少, 幾耐 for 多久, and counts hours in 個鐘 (鐘頭 in
             # Mandarin too)
             r"多久|几耐|多长时间|(?:多少|几多)(?:个)?(?:工作)?(?:天|日|小时|分钟|周|星期|个月|年|钟)|"
+            # a noun of time asked how much: 「工時抓多少」「時數多少」「工期要多少」
+            r"(?:工时|时数|时长|工期|天数|日数)\w{0,2}?(?:多少|几多)(?![钱元块])|"
             r"几(?:个)?(?:工作)?(?:天|日|小时|分钟|周|星期|个月|钟)|"
+            # 「保存幾年」 (not 「幾年級」 a school year, 「幾年前」 a date, 「第幾年」 an ordinal)
+            r"(?<![第国元])几年(?![级前后])|"
             r"how long|how soon|how quickly|how many (?:\w+ )?(?:days|hours|minutes|weeks|months|"
             r"years)\b"
         ),
@@ -68,12 +72,19 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         MONEY,
-        re.compile(rf"{_SUM_WORDS}|how much (?:does|do|is|are|was|were|will|would|should|did)\b"),
+        # also a charge asked as such, the question ending there: 「一次收多少？」「收幾多」
+        # (not 「收多少人」), "how much for the exam"
+        re.compile(
+            rf"{_SUM_WORDS}|收(?:多少|几多)(?=\s*(?:[?？,，。!！]|$|[呢啊呀吖嘅啦]))|"
+            r"how much (?:does|do|is|are|was|were|will|would|should|did|for)\b"
+        ),
     ),
     (
         PERCENTAGE,
         re.compile(
-            r"百分之(?:几|多少|几多)|百分比|比例|比率|几成|(?:几|几多|多少)折|what percent|"
+            # a percent sign after the interrogative: 「可以減幾 %」「會漲幾%」
+            r"百分之(?:几|多少|几多)|(?:几|几多|多少)\s*[%％]|百分比|比例|比率|几成|"
+            r"(?:几|几多|多少)折|what percent|"
             r"\bpercentage\b|\bhow many percent"
         ),
     ),
@@ -93,8 +104,9 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         TEMPERATURE,
         re.compile(
-            r"几度|多少度|多高温|温度(?:是|要|设定|设为|为)?多少|"
-            r"\bwhat(?:'s| is| are)?\b[^?.]*\btemperatures?\b|how hot"
+            # 「溫度標準是多少」: up to three characters (a word) between the noun and the ask
+            r"几度|多少度|多高温|温度\w{0,3}?(?:是|要|设定|设为|为)?多少|"
+            r"\bwhat(?:'s| is| are)?\b[^?.]*\b(?:temperatures?|temps?)\b|how hot"
         ),
     ),
 )
@@ -105,8 +117,14 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
 # 「旅費要在幾天內報掉」 asks for days, 「價格表最低那一階再往下讓 5%，要找誰簽」 for a person.
 _MONEY_NOUNS = re.compile(
     r"价格|价钱|费用|收费|单价|附加费|加价|折扣|费率|金额|津贴|补贴|补助|工资|薪资|薪水|奖金|"
+    # rent, commissions and rebates, deposits, fines, interest, allowances (加給)
+    r"租金|场租|房租|月租|佣金|回赠|回扣|返点|返利|押金|订金|定金|保证金|罚款|罚金|利息|加给|"
     # a fee is a word ending in 费 (运费, 加班费), save waste, free and consumption
     r"(?<![浪免消白])(?<=[\u4e00-\u9fff])费(?![时力劲心])|"
+    # and a price, a word ending in 价 (协议价, 房价, 目标价), save an evaluation, an
+    # equivalent, a toll in the figurative sense, and what is done about prices (报价 quoting,
+    # 询价, 议价 — not 协议价 —, 讲价, 砍价, 比价, 还价), and value and a price ratio
+    r"(?:(?<=协议)|(?<![评等代报询议讲砍比还]))(?<=[\u4e00-\u9fff])价(?![值比])|"
     r"\bprices?\b|\bcosts?\b|\bfees?\b|\b(?:sur)?charges?\b|\bdiscounts?\b|"
     r"\bmarkups?\b|\brates?\b(?!\s+of\b)|\btariffs?\b|"  # "the rate of flow" is a ratio
     # pay: wages, bonuses, subsidies, per diems (and their stems: salari, bonu, subsidi)
@@ -129,6 +147,21 @@ _SHARE_ASKED = re.compile(
     r"[%％]|百分|几成|(?:几|几多|多少)折|\bpercent|加收|加价|加成|附加费|折扣|打折|折让|"
     r"涨幅|调幅|降幅|\bsurcharges?\b|\bdiscounts?\b|\bmark-?ups?\b|\brebates?\b|\bcommissions?\b"
 )
+
+
+# A Chinese interrogative of amount with a word after it (「多少間夜」「幾多人次」): it asks how
+# many of that, whatever price the question names. Not a sentence particle, a price word or
+# 以上／以下 (「多少以下」 is still an untyped amount); one character after it is a classifier
+# or a unit (「幾多厘」 of interest), which says nothing of a count.
+_COUNTED_NOUN = re.compile(r"(?:多少|几多)(?:个)?(?P<noun>[\u4e00-\u9fff]{2})")
+_NOT_COUNTED = re.compile(r"[钱块元呢啊呀吗嘛嘅啦咧喇呐哦罢]|以[上下内外]|左右|之")
+
+
+def _counts_a_noun(text: str) -> bool:
+    return any(
+        not _NOT_COUNTED.match(m.group("noun")) and not _MONEY_NOUNS.search(m.group("noun"))
+        for m in _COUNTED_NOUN.finditer(text)
+    )
 
 
 def share_answers_money(question: str) -> bool:
@@ -204,7 +237,7 @@ def asked(question: str) -> tuple[str, ...]:
         kind = measure_kind(units.MEASURES[units.UNITS[match.group("cjk") or match.group("en")]])
         if kind not in kinds:
             kinds.append(kind)
-    if not kinds and _MONEY_NOUNS.search(text):
+    if not kinds and _MONEY_NOUNS.search(text) and not _counts_a_noun(text):
         kinds.append(MONEY)
     if COUNT in kinds and (DURATION in kinds or any(k.startswith(MEASURE_PREFIX) for k in kinds)):
         kinds.remove(COUNT)  # "how many days" asks for a duration, "how many litres" a volume
