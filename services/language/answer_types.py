@@ -23,6 +23,7 @@ PERCENTAGE = "percentage"
 PERSON = "person"
 TEMPERATURE = "temperature"
 TIME = "time"  # of day
+FREQUENCY = "frequency"  # how often: an interval, or a rate in days, months, years
 
 # ---- what a question asks for --------------------------------------------------------------
 _AUXILIARIES = (
@@ -31,6 +32,15 @@ _AUXILIARIES = (
 # A sum of money asked for as such (Cantonese 幾多錢 too)
 _SUM_WORDS = r"多少钱|几多钱|几(?:块)?钱|多少元|几元"
 _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    (
+        FREQUENCY,
+        # how often something recurs: "how often", 「多久一次」「幾耐做一次」「多久檢查一次」,
+        # 「頻率」 asked
+        re.compile(
+            r"\bhow often\b|\bhow frequently\b|(?:多久|几耐|多长时间)\w{0,4}?一次|"
+            r"(?:什么|多少|几多|怎样的)频率|频率(?:是|为|要)?(?:多少|几多|怎样|如何|是什么)"
+        ),
+    ),
     (
         DURATION,
         re.compile(
@@ -43,7 +53,11 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
             # 「保存幾年」 (not 「幾年級」 a school year, 「幾年前」 a date, 「第幾年」 an ordinal)
             r"(?<![第国元])几年(?![级前后])|"
             r"how long|how soon|how quickly|how many (?:\w+ )?(?:days|hours|minutes|weeks|months|"
-            r"years)\b"
+            r"years)\b|"
+            # time asked as an amount or a distance ahead: "how much notice", "how far ahead of
+            # the flight"
+            r"\bhow much (?:advance |lead |prior )?(?:notice|time|lead time)\b|"
+            r"\bhow far (?:ahead|in advance|before|beforehand)\b"
         ),
     ),
     (
@@ -119,6 +133,7 @@ _MONEY_NOUNS = re.compile(
     r"价格|价钱|费用|收费|单价|附加费|加价|折扣|费率|金额|津贴|补贴|补助|工资|薪资|薪水|奖金|"
     # rent, commissions and rebates, deposits, fines, interest, allowances (加給)
     r"租金|场租|房租|月租|佣金|回赠|回扣|返点|返利|押金|订金|定金|保证金|罚款|罚金|利息|加给|"
+    r"最低消费|"  # a minimum spend (消費 alone is consumption)
     # a fee is a word ending in 费 (运费, 加班费), save waste, free and consumption
     r"(?<![浪免消白])(?<=[\u4e00-\u9fff])费(?![时力劲心])|"
     # and a price, a word ending in 价 (协议价, 房价, 目标价), save an evaluation, an
@@ -239,6 +254,8 @@ def asked(question: str) -> tuple[str, ...]:
             kinds.append(kind)
     if not kinds and _MONEY_NOUNS.search(text) and not _counts_a_noun(text):
         kinds.append(MONEY)
+    if FREQUENCY in kinds and DURATION in kinds:
+        kinds.remove(DURATION)  # 「多久一次」 asks how often; an interval states it too
     if COUNT in kinds and (DURATION in kinds or any(k.startswith(MEASURE_PREFIX) for k in kinds)):
         kinds.remove(COUNT)  # "how many days" asks for a duration, "how many litres" a volume
     return tuple(kinds)
@@ -303,6 +320,17 @@ _STATES: dict[str, re.Pattern[str]] = {
         r"(?:working\s+|business\s+|calendar\s+)?"
         rf"(?:{units.COUNTED_HOURS})?"  # "3.5 labour hours", "250 engine hours"
         r"(?:seconds?|minutes?|hours?|days?|weeks?|months?|years?)\b|\b\d+\s*(?:h|hrs?|d|wks?|mins?)\b"
+    ),
+    # a rate of recurrence (an interval, `DURATION`, states it too: `states`)
+    FREQUENCY: re.compile(
+        r"\b(?:hourly|daily|weekly|fortnightly|monthly|quarterly|annually|yearly|biannually|"
+        r"semi-annually|biweekly)\b|\bevery\s+(?:other\s+)?(?:hour|day|shift|week|month|quarter|"
+        r"year)\b|\b(?:once|twice|\w+ times)\s+(?:a|an|per|each|every)\s+\w+|"
+        r"每(?:个)?(?:小时|天|日|班|周|星期|礼拜|月|季|季度|半年|年)|(?:一|两|二|三|四)年一次|"
+        # counted in what is made or done: 「每 20 件抽測一次」, "every 50 parts", "per batch"
+        rf"半年一次|每\s*{_NUM}\s*[\u4e00-\u9fff]|"
+        r"\bevery\s+(?:\d[\d,]*|two|three|four|five|six|ten|twelve|fifty|hundred)\s+[a-z]+|"
+        r"\bper\s+(?:shift|batch|lot|run|day|week|month|year)\b"
     ),
     MONEY: re.compile(
         r"[$€£¥￥]\s*\d|\d[\d,.]*\s*(?:元|块|美元|欧元|英镑|日元|港币|人民币|万元|亿元)|"
@@ -423,6 +451,8 @@ def states(kind: str, text: str, *, share: bool = True, within: str | None = Non
         return True
     if kind == DATE and _STATES[TIME].search(folded):
         return True  # "when" is answered by a time of day too (「除下後…下午 3 時後」)
+    if kind == FREQUENCY and _STATES[DURATION].search(folded):
+        return True  # "every 250 engine hours", 「每兩小時」: an interval says how often
     if kind.startswith(MEASURE_PREFIX):
         return bool(_stated_in(kind.removeprefix(MEASURE_PREFIX)).search(folded))
     pattern = _STATES.get(kind)

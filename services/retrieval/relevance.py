@@ -12,9 +12,7 @@ The rule (documented in README "Retrieval"):
      half of its characters appear; Traditional and Simplified are folded together; an English
      stem of five letters or more also in a word derived from it, "volume" in "volumetric":
      `_derived_in`, and where the text writes its base, a word of five letters or more a suffix
-     of at most three letters shorter, "audit" for "auditor": `_base_in`; an adjective in -ble
-     where the text writes its noun in -bility, and the reverse, "liable" for "liability":
-     `_ability_in`; a hyphenated word
+     of at most three letters shorter, "audit" for "auditor": `_base_in`; a hyphenated word
      also where the text writes its parts apart, "use-by" as "use by":
      `text_analysis.parts_apart_in`; an irregular inflection as its lemma, "sent" for "send",
      "kept" for "keep": `text_analysis.lemma`);
@@ -180,7 +178,6 @@ def term_found(term: Term, text: str, units: Container[str]) -> bool:
         return (
             _derived_in(term.text, text)
             or _base_in(term.text, text)
-            or _ability_in(term.text, text)
             or text_analysis.parts_apart_in(term.display, text)
         )
     return term.kind == "cjk" and text_analysis.shortened_in(term.text, text)
@@ -213,21 +210,6 @@ def _base_in(stem: str, text: str) -> bool:
         re.search(rf"(?<![a-z]){stem[:cut]}(?![a-z])", text) is not None
         for cut in range(max(_DERIVED_MIN_CHARS, len(stem) - _DERIVED_SUFFIX_MAX), len(stem))
     )
-
-
-def _ability_in(stem: str, text: str) -> bool:
-    """Whether a normalised text writes the other of an English adjective in -ble and its noun
-    in -bility, which share no stem: "liable" (stem liabl) and "liability", "available" and
-    "availability", "responsible" and "responsibility"."""
-    if not stem.isalpha():
-        return False
-    if stem.endswith("bl") and len(stem) >= _DERIVED_MIN_CHARS:
-        other = stem[:-2] + "bilit"  # liabl → liabilit(y, ies)
-    elif stem.endswith("bility") and len(stem) >= _DERIVED_MIN_CHARS + 3:
-        other = stem[: -len("ility")] + "le"  # liability → liable
-    else:
-        return False
-    return re.search(rf"(?<![a-z]){other}", text) is not None
 
 
 def assess(
@@ -889,7 +871,7 @@ def _writes_unit(unit: str, script: str, text: str) -> bool:
         return text_analysis.shortened_in(unit, text) or (
             len(unit) >= 3 and any(w in text for w in text_analysis.words_inside(unit))
         )
-    return _base_in(unit, text) or _ability_in(unit, text)
+    return _base_in(unit, text)
 
 
 def _name_written(name: str, text: str) -> bool:

@@ -93,6 +93,7 @@ _MEASURE: dict[str, tuple[str, float]] = {
 # Which measures answer which asked type (services.language.answer_types).
 _ANSWERS: dict[str, frozenset[str]] = {
     answer_types.DURATION: frozenset({"duration", "working_days"}),
+    answer_types.FREQUENCY: frozenset({"duration"}),  # an interval: every 2 hours, 60 min
     answer_types.PERCENTAGE: frozenset({"share"}),
     answer_types.MONEY: frozenset({"money", "share"}),  # surcharges are often a share
     answer_types.COUNT: frozenset({"count"}),

@@ -735,3 +735,45 @@ def test_labour_hours_asked_in_money_ask_for_money():
 @pytest.mark.parametrize("question", ["你读几年级？", "第几年开始的？", "几年前的事了？"])
 def test_a_school_year_an_ordinal_or_a_time_ago_is_no_duration(question):
     assert answer_types.DURATION not in answer_types.asked(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "How often is the frequent inspection due on our boom lifts?",  # an equipment-rental desk
+        "How often do we have to inspect the Bayview Hotel minibar fridges?",  # appliance repair
+        "How often is PN-7731-B sampled on the CMM during production?",  # the demo's machine shop
+        "底特律那家 全尺寸多久做一次",  # a fastener maker (多久 with 一次 asks how often)
+        "冷氣機多久要洗一次？",
+    ],
+)
+def test_how_often_asks_for_a_frequency_not_a_duration(question):
+    assert answer_types.asked(question) == (answer_types.FREQUENCY,)
+
+
+@pytest.mark.parametrize(
+    ("text", "states"),
+    [
+        ("量產中每 20 件抽測定位孔孔距與孔徑一次，記錄於 SPC 管制圖。", True),  # demo
+        ("四、汽車客戶之全尺寸檢驗每年一次。", True),  # fastener
+        ("shall be inspected and cleaned once every three (3) months (quarterly).", True),
+        ("2. Boom lifts and telehandlers: PM every 250 engine hours.", True),  # rental desk
+        ("每兩個月檢查及清潔一次，每次分 4 晚進行", True),  # appliance repair, Chinese
+        ("The metal detector is tested at the start of each shift and per batch.", True),
+        ("注意：本件與 PN-7731-C 外形相同，取料及貼標時務必核對料號末碼。", False),
+        ("Statutory inspections are handled by the service department.", False),
+    ],
+)
+def test_a_frequency_is_stated_as_a_rate_or_an_interval(text, states):
+    assert answer_types.states(answer_types.FREQUENCY, text) is states
+
+
+def test_time_asked_as_notice_or_distance_ahead_is_a_duration_and_a_minimum_spend_is_money():
+    # a freight forwarder's import notice and dangerous-goods cut-off; a hotel's banquet
+    asked = answer_types.asked
+    assert asked("How much notice do we need to give on IPAFFS?") == (answer_types.DURATION,)
+    assert asked("How far ahead of the flight does DGR cargo need to be in our shed?") == (
+        answer_types.DURATION,
+    )
+    assert asked("How far is the depot from the branch?") == ()  # a distance
+    assert asked("华亿年会晚宴最低消费是多少？") == (answer_types.MONEY,)

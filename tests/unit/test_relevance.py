@@ -1851,28 +1851,3 @@ def test_the_distinctive_word_is_written_as_its_inflection_or_compound(unit, wri
     # where a question's distinctive word is a lemma ("send") or a hyphenated word, an item
     # writing "sent" or "cooling off" writes it
     assert relevance._writes_unit(unit, "latin", text.normalize(written)) is found
-
-
-@pytest.mark.parametrize(
-    ("question", "passage"),
-    [
-        # a freight forwarder's trading conditions write the noun, the question the adjective
-        (
-            "If we lose a pallet, what's the most we're liable for under our standard terms?",
-            "Our liability under the STC is limited to 2 SDR per kilo of gross weight.",
-        ),
-        # a hotel's loyalty rules write the adjective, the question the noun
-        (
-            "What is the stay points eligibility of agency net rates?",
-            "Group bookings and agency net rates are not eligible for stay points.",
-        ),
-    ],
-)
-def test_an_adjective_in_ble_and_its_noun_in_bility_are_one_word(question, passage):
-    (word,) = [
-        t for t in relevance.question_terms(question) if t.text.startswith(("liab", "eligib"))
-    ]
-    normalized = text.normalize(passage)
-    assert relevance.term_found(word, normalized, text.TextUnits.of(normalized))
-    other = text.normalize("The table is stable.")  # "stabl" is no "tabl"
-    assert not relevance.term_found(word, other, text.TextUnits.of(other))
