@@ -90,6 +90,9 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
         # (not 「收多少人」), "how much for the exam"
         re.compile(
             rf"{_SUM_WORDS}|收(?:多少|几多)(?=\s*(?:[?？,，。!！]|$|[呢啊呀吖嘅啦]))|"
+            # a quantity's price asked, the question ending there: 「一千支多少」「10 箱幾多」
+            r"(?:\d[\d,]*|[一二两三四五六七八九十百千万]+)\s*(?:支|件|个|箱|套|台|片|只|条|张|包|"
+            r"桶|卷|pcs)\s*(?:多少|几多)\s*[?？]?\s*$|"
             r"how much (?:does|do|is|are|was|were|will|would|should|did|for)\b"
         ),
     ),
@@ -144,7 +147,8 @@ _MONEY_NOUNS = re.compile(
     r"\bmarkups?\b|\brates?\b(?!\s+of\b)|\btariffs?\b|"  # "the rate of flow" is a ratio
     # pay: wages, bonuses, subsidies, per diems (and their stems: salari, bonu, subsidi)
     r"\bsalar(?:y|ies|i)\b|\bwages?\b|\bbonu(?:s|ses)?\b|\bsubsid(?:y|ies|i)\b|"
-    r"\bper diems?\b|\bstipends?\b"
+    r"\bper diems?\b|\bstipends?\b|"
+    r"\bvat\b|\btax(?:es)?\b"  # taxes
 )
 
 
@@ -173,10 +177,15 @@ _NOT_COUNTED = re.compile(r"[钱块元呢啊呀吗嘛嘅啦咧喇呐哦罢]|以[
 
 
 def _counts_a_noun(text: str) -> bool:
+    # the word counted is read with what follows it (「多少服務費」 counts no 服務: it is a fee)
     return any(
-        not _NOT_COUNTED.match(m.group("noun")) and not _MONEY_NOUNS.search(m.group("noun"))
+        not _NOT_COUNTED.match(m.group("noun"))
+        and not _MONEY_NOUNS.search(text[m.start("noun") : m.start("noun") + _COUNTED_WORD_MAX])
         for m in _COUNTED_NOUN.finditer(text)
     )
+
+
+_COUNTED_WORD_MAX = 4
 
 
 def share_answers_money(question: str) -> bool:

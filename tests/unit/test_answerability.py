@@ -768,12 +768,24 @@ def test_a_frequency_is_stated_as_a_rate_or_an_interval(text, states):
     assert answer_types.states(answer_types.FREQUENCY, text) is states
 
 
-def test_time_asked_as_notice_or_distance_ahead_is_a_duration_and_a_minimum_spend_is_money():
+def test_time_asked_as_notice_or_distance_ahead_is_a_duration():
     # a freight forwarder's import notice and dangerous-goods cut-off; a hotel's banquet
     asked = answer_types.asked
     assert asked("How much notice do we need to give on IPAFFS?") == (answer_types.DURATION,)
     assert asked("How far ahead of the flight does DGR cargo need to be in our shed?") == (
         answer_types.DURATION,
     )
-    assert asked("How far is the depot from the branch?") == ()  # a distance
-    assert asked("华亿年会晚宴最低消费是多少？") == (answer_types.MONEY,)
+    assert answer_types.DURATION not in asked("How far is the depot from the branch?")
+
+
+def test_a_minimum_spend_a_tax_and_a_quantity_s_price_ask_for_money():
+    asked = answer_types.asked
+    assert asked("华亿年会晚宴最低消费是多少？") == (answer_types.MONEY,)  # a hotel's banquet
+    # a forwarder's duty deferment; a fastener maker's price for a thousand pieces
+    assert asked("How much duty and VAT can a client run through the deferment account?") == (
+        answer_types.MONEY,
+    )
+    assert asked("7/1 以後 M10x40 8.8 白鋅 一千支多少") == (answer_types.MONEY,)
+    assert asked("一箱多少支？") != (answer_types.MONEY,)  # a count per box
+    # the word counted after the interrogative is read with what follows: an IT desk's fee
+    assert asked("华信当月可用性掉到 99.3% 的话能抵扣多少服务费？") == (answer_types.MONEY,)
