@@ -1,6 +1,6 @@
 """General answer-type recognisers: what kind of answer a question asks for, and whether a text
-states one (dates, times of day, durations, money, counts, percentages, people, temperatures),
-in Chinese and English.
+states one (dates, times of day, durations, how often, money, counts, percentages, people,
+temperatures), in Chinese and English.
 
 These are closed-class words of each language (interrogatives, calendar words, counters,
 currency signs), not the vocabulary of any corpus. Questions and texts are folded to lower case
@@ -174,6 +174,7 @@ _SHARE_ASKED = re.compile(
 # or a unit (「幾多厘」 of interest), which says nothing of a count.
 _COUNTED_NOUN = re.compile(r"(?:多少|几多)(?:个)?(?P<noun>[\u4e00-\u9fff]{2})")
 _NOT_COUNTED = re.compile(r"[钱块元呢啊呀吗嘛嘅啦咧喇呐哦罢]|以[上下内外]|左右|之")
+_COUNTED_WORD_MAX = 4  # characters read for the word counted and what follows it
 
 
 def _counts_a_noun(text: str) -> bool:
@@ -183,9 +184,6 @@ def _counts_a_noun(text: str) -> bool:
         and not _MONEY_NOUNS.search(text[m.start("noun") : m.start("noun") + _COUNTED_WORD_MAX])
         for m in _COUNTED_NOUN.finditer(text)
     )
-
-
-_COUNTED_WORD_MAX = 4
 
 
 def share_answers_money(question: str) -> bool:

@@ -19,8 +19,8 @@ document's title) are:
   that ask when the query also tells, has to be in the span or its title;
 * **identifiers** (part numbers, specs) must all be there;
 * **the answer type**: a question that asks for a date (calendar, relative or weekday, Chinese
-  or English), a duration, an amount of money, a count, a percentage, a person or a temperature
-  needs a span that states one (recognisers in services.language.answer_types);
+  or English), a duration, how often, an amount of money, a count, a percentage, a person or a
+  temperature needs a span that states one (recognisers in services.language.answer_types);
 * **across scripts**, where words cannot be compared, the embedding's rank: the span's chunk must
   be the embedding's first choice among everything the principal may read, or stand out from it
   by two standard deviations.

@@ -69,8 +69,9 @@ The rule (documented in README "Retrieval"):
    (「Brightquay 公司每個員工體檢 budget 上限係幾多？」) is of both scripts where the principal's
    Chinese texts write it as it is ("Brightquay 企業健康檢查服務合約"): a Chinese item must name
    it too — another customer's contract does not answer (`_latin_name_in_chinese`).
-4. If the question asks for a type of answer (a date, a duration, money, a count, a percentage,
-   a person, a temperature: services.language.answer_types), a relevant item must state one:
+4. If the question asks for a type of answer (a date, a duration, how often, money, a count, a
+   percentage, a person, a temperature: services.language.answer_types), a relevant item must
+   state one:
    「首件檢驗報告要收多少錢」 is not answered by a procedure that mentions the report but no fee.
    It is stated where the question's most distinctive unit is (rule 3): in a paragraph of the
    item's section that writes it, read with the heading over it and the document's opening
