@@ -74,6 +74,7 @@ _EN_NUMBER = re.compile(
 _NUMERAL_CHARS = "一二两兩三四五六七八九十"
 _SPELLED_CJK = (
     rf"(?<![第期拜周週月初之同某\d零〇百千万萬{_NUMERAL_CHARS}])([{_NUMERAL_CHARS}]{{1,3}})"
+    r"(?:\s*\(\s*(\d+)\s*\))?"  # 「八（8）年」, as contracts write it (normalised brackets)
 )
 _SPELLED_EN = (
     r"\b(" + "|".join(w for w in _EN_WORDS if w != "hundred") + r")\b"
@@ -90,7 +91,8 @@ _SPELLED = re.compile(rf"{_SPELLED_CJK}{_UNIT_AFTER}|{_SPELLED_EN}{_UNIT_AFTER}"
 def with_digits(normalized: str) -> str:
     """A normalised text with every number written in words before a unit of measure or a
     currency (services.language.units) written in digits: 「每两个月」 → 「每2个月」, "two
-    business days" → "  2 business days", "three (3) months" → "        3 months". Same
+    business days" → "  2 business days", "three (3) months" → "        3 months", 「八（8）年」
+    → 「   8年」. Same
     length, so an offset in the result is the same character's in `normalized`; a numeral
     whose digits would be longer (十, 10) stays as written."""
     if not spells_a_number(normalized):
@@ -98,9 +100,9 @@ def with_digits(normalized: str) -> str:
     pieces: list[str] = []
     last = 0
     for match in _SPELLED.finditer(normalized):
-        cjk, word, bracketed = match.group(1), match.group(2), match.group(3)
+        cjk, cjk_bracketed, word, bracketed = match.groups()
         if cjk is not None:
-            value = cjk_value(cjk)
+            value = int(cjk_bracketed) if cjk_bracketed else cjk_value(cjk)
         else:
             value = int(bracketed) if bracketed else _EN_WORDS[word]
         digits = str(value) if value is not None else ""

@@ -134,7 +134,9 @@ class RetrievalService:
             similarity = self._similarity(analysis.text)
             evidence = _narrow(chunks, verifier, profile, similarity, self.caches.analyses)
             bodies = _bodies(verifier, evidence)
-            assessment = _judge(query, profile, evidence, block, vector_z, view, frequency, bodies)
+            assessment = _judge(
+                query, profile, evidence, block, vector_z, view, frequency, bodies, by_id.get
+            )
             assessment, reading = self._read(query, evidence, block, assessment)
             conflicts, evidence = find_conflicts(
                 evidence,
@@ -162,7 +164,9 @@ class RetrievalService:
             if conflicts:
                 bodies = _bodies(verifier, evidence)
         if conflicts and reading is None:  # partners may have joined the evidence
-            assessment = _judge(query, profile, evidence, block, vector_z, view, frequency, bodies)
+            assessment = _judge(
+                query, profile, evidence, block, vector_z, view, frequency, bodies, by_id.get
+            )
         status = (
             "insufficient_evidence"
             if not assessment.sufficient
@@ -605,8 +609,11 @@ def _narrow(
             continue
         units_of = _remembered_units(analyses, chunk.chunk_id)
         score = answerability.span_score(profile, units_of)
+        # a table the chunk cuts is read whole: its header and the row asked about may be in
+        # two chunks (a chunk may end after a table's first row)
+        start, end = spans.whole_tables(doc.body, chunk.start, chunk.end)
         start, end = spans.best_span(
-            doc.body, chunk.start, chunk.end, score, prior=prior_of(chunk.chunk_id, units_of)
+            doc.body, start, end, score, prior=prior_of(chunk.chunk_id, units_of)
         )
         if not any(ch.isalnum() for ch in doc.body[start:end]):
             continue  # a chunk of punctuation only (a hard cut before a full stop) says nothing
@@ -641,15 +648,25 @@ def _judge(
     view: LexicalView,
     frequency: Callable[[str], int],
     bodies: Mapping[str, str],
+    chunk_of: Callable[[str], ChunkRow | None],
 ) -> Assessment:
-    """Relevance reads each document's returned spans with the chunks they were cut from, and
-    what the principal may read about the names the question asks about (relevance rule 9)."""
+    """Relevance reads each document's returned spans with the chunks they were cut from (and
+    those holding the rest of a table one of them cuts: `_table_chunks`), and what the principal
+    may read about the names the question asks about (relevance rule 9)."""
     by_doc: dict[str, list[Evidence]] = {}
     for e in evidence:
         by_doc.setdefault(e.ref, []).append(e)
     items = []
     for parts in by_doc.values():
-        rows = list(dict.fromkeys(block.row_of[e.chunk_id] for e in parts))
+        body = bodies.get(parts[0].document_id, "")
+        rows = list(
+            dict.fromkeys(
+                block.row_of[chunk_id]
+                for e in parts
+                for chunk_id in _table_chunks(e.chunk_id, body, chunk_of)
+                if chunk_id in block.row_of
+            )
+        )
         items.append(
             Item(
                 evidence_ids=tuple(e.evidence_id for e in parts),
@@ -672,6 +689,29 @@ def _judge(
         texts_naming=lambda unit: texts_naming(unit, block, view, SIBLING_TEXTS),
         known=frequency,
     )
+
+
+def _table_chunks(
+    chunk_id: str, body: str, chunk_of: Callable[[str], ChunkRow | None]
+) -> list[str]:
+    """The chunk and those of its document version that hold the rest of a table it cuts
+    (`spans.whole_tables`): a row is read with its header, as span narrowing reads it."""
+    chunk = chunk_of(chunk_id)
+    if chunk is None or not body:
+        return [chunk_id]
+    start, end = spans.whole_tables(body, chunk.start, chunk.end)
+    if (start, end) == (chunk.start, chunk.end):
+        return [chunk_id]
+    prefix, _, ordinal = chunk_id.rpartition("#")
+    found = [chunk_id]
+    for step in (-1, 1):
+        at = int(ordinal) + step
+        while (other := chunk_of(f"{prefix}#{at}")) is not None and (
+            other.start < end and start < other.end
+        ):
+            found.append(other.chunk_id)
+            at += step
+    return found
 
 
 def _from_reading(

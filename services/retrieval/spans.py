@@ -64,13 +64,18 @@ def best_span(
     a greeting or a signature) — then a neighbour joins while it raises the score (a heading and
     its item, a rule and the sentence naming its amount), up to MAX_SPAN_UNITS units. A heading
     never stands alone: it names a topic, the line under it is what is said about it; nor does a
-    clause closed by a colon, which announces what follows (`_leads_in`).
+    clause closed by a colon, which announces what follows (`_leads_in`). A table's row is
+    scored read under the table's first row, its header: "| Orchid Room | 1,800 |" is a half
+    day's rental under "| Venue | Half day |".
     """
     parts = units(body[start:end], offset=start)
     if not parts:
         return start, end
     texts = [body[s:e] for s, e in parts]
-    scores = [score(text) for text in texts]
+    scores = [
+        score(text if (header := table_header(body, s)) is None else f"{header}\n{text}")
+        for (s, _e), text in zip(parts, texts, strict=True)
+    ]
     said = prior(texts) if prior is not None else [float(_substance(t)) for t in texts]
     first = max(range(len(parts)), key=lambda i: (scores[i], said[i], -i))
     lo = hi = first
@@ -181,3 +186,76 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
+
+
+# Cells of a table row: split at vertical bars or tabs, or at ideographic spaces (three cells or
+# more: a single one also separates words).
+_CELL_BAR = re.compile(r"\s*[|｜\t]\s*")
+_CELL_SPACE = re.compile(r"\u3000+")
+
+
+def table_cells(line: str) -> list[str]:
+    """The cells of a table row; no cells for a line that is not one."""
+    text = line.strip()
+    if _CELL_BAR.search(text):
+        return [c.strip() for c in _CELL_BAR.split(text)]
+    cells = [c.strip() for c in _CELL_SPACE.split(text)]
+    return cells if len(cells) >= 3 else []
+
+
+# At most this many rows are added on either side of a section (a bound on the work, not a
+# judgement: a table longer than that is read in the rows around what was retrieved).
+TABLE_ROWS_ADDED = 50
+
+
+def whole_tables(body: str, start: int, end: int) -> tuple[int, int]:
+    """`start`-`end` widened to the table rows (lines `table_cells` splits) that continue a table
+    its first or last line belongs to, up to a blank or other line."""
+    text = body[start:end]
+    if not text.strip():
+        return start, end
+    first = start + len(text) - len(text.lstrip())
+    last = start + len(text.rstrip()) - 1
+    line_start = body.rfind("\n", 0, last) + 1
+    row_end = line_end(body, last)
+    if table_cells(body[line_start:row_end]):
+        for _ in range(TABLE_ROWS_ADDED):
+            if row_end >= len(body):
+                break
+            following = line_end(body, row_end + 1)
+            if not table_cells(body[row_end + 1 : following]):
+                break
+            row_end = following
+        end = max(end, row_end)
+    line_start = body.rfind("\n", 0, first) + 1
+    if table_cells(body[line_start : line_end(body, first)]):
+        for _ in range(TABLE_ROWS_ADDED):
+            if line_start == 0:
+                break
+            preceding = body.rfind("\n", 0, line_start - 1) + 1
+            if not table_cells(body[preceding : line_start - 1]):
+                break
+            line_start = preceding
+        start = min(start, line_start)
+    return start, end
+
+
+def line_end(body: str, at: int) -> int:
+    end = body.find("\n", at)
+    return len(body) if end < 0 else end
+
+
+def table_header(body: str, at: int) -> str | None:
+    """The first row of the table whose row starts at `at`, when that row is another one."""
+    row_start = body.rfind("\n", 0, at) + 1
+    if not table_cells(body[row_start : line_end(body, at)]):
+        return None
+    first = row_start
+    for _ in range(TABLE_ROWS_ADDED):
+        if first == 0:
+            break
+        preceding = body.rfind("\n", 0, first - 1) + 1
+        if not table_cells(body[preceding : first - 1]):
+            break
+        first = preceding
+    return body[first : line_end(body, first)] if first != row_start else None

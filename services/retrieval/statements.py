@@ -391,7 +391,7 @@ def _answer(
         for line_start, line_end in _lines(doc.body, start, end):
             line = doc.body[line_start:line_end]
             label = _label(line)
-            cells = _cells(line)
+            cells = spans.table_cells(line)
             # (clause offset, clause, what it is said of, its quantities) of each candidate
             candidates: list[tuple[int, str, str, tuple[Quantity, ...]]] = []
             # A line stating any quantity is a value, not a heading ("Handling .... 18.00 per
@@ -483,7 +483,7 @@ def _about_other_members(
     relevance's rule 5 reads an item."""
     if not reading.series:
         return False
-    whole = doc.body[doc.body.rfind("\n", 0, line_start) + 1 : _line_end(doc.body, line_start)]
+    whole = doc.body[doc.body.rfind("\n", 0, line_start) + 1 : spans.line_end(doc.body, line_start)]
     named = reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{whole}")
     return relevance.another_member(reading.series, named)
 
@@ -603,20 +603,8 @@ def _answer_of(reading: _Reading, candidate: _Candidate) -> Answer:
     )
 
 
-# Cells of a table row: split at vertical bars or tabs, or at ideographic spaces (three cells or
-# more: a single one also separates words).
-_CELL_BAR = re.compile(r"\s*[|｜\t]\s*")
 # a cell holding one number and nothing else (350, 1,380, 45.00)
 _NUMBER_CELL = re.compile(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?")
-_CELL_SPACE = re.compile(r"\u3000+")
-
-
-def _cells(line: str) -> list[str]:
-    text = line.strip()
-    if _CELL_BAR.search(text):
-        return [c.strip() for c in _CELL_BAR.split(text)]
-    cells = [c.strip() for c in _CELL_SPACE.split(text)]
-    return cells if len(cells) >= 3 else []
 
 
 def _table_cells(
@@ -832,7 +820,7 @@ def _sections(
     for item in items:
         chunk = chunk_of(item.chunk_id)
         start, end = (chunk.start, chunk.end) if chunk is not None else (item.start, item.end)
-        start, end = _whole_tables(body, start, end)
+        start, end = spans.whole_tables(body, start, end)
         for at, (chunk_id, s, e) in enumerate(found):
             if s < end and start < e:
                 found[at] = (chunk_id, min(s, start), max(e, end))
@@ -840,48 +828,6 @@ def _sections(
         else:
             found.append((item.chunk_id, start, end))
     return found
-
-
-# At most this many rows are added on either side of a section (a bound on the work, not a
-# judgement: a table longer than that is read in the rows around what was retrieved).
-_TABLE_ROWS_ADDED = 50
-
-
-def _whole_tables(body: str, start: int, end: int) -> tuple[int, int]:
-    """`start`-`end` widened to the table rows (lines `_cells` splits) that continue a table
-    its first or last line belongs to, up to a blank or other line."""
-    text = body[start:end]
-    if not text.strip():
-        return start, end
-    first = start + len(text) - len(text.lstrip())
-    last = start + len(text.rstrip()) - 1
-    line_start = body.rfind("\n", 0, last) + 1
-    line_end = _line_end(body, last)
-    if _cells(body[line_start:line_end]):
-        for _ in range(_TABLE_ROWS_ADDED):
-            if line_end >= len(body):
-                break
-            following = _line_end(body, line_end + 1)
-            if not _cells(body[line_end + 1 : following]):
-                break
-            line_end = following
-        end = max(end, line_end)
-    line_start = body.rfind("\n", 0, first) + 1
-    if _cells(body[line_start : _line_end(body, first)]):
-        for _ in range(_TABLE_ROWS_ADDED):
-            if line_start == 0:
-                break
-            preceding = body.rfind("\n", 0, line_start - 1) + 1
-            if not _cells(body[preceding : line_start - 1]):
-                break
-            line_start = preceding
-        start = min(start, line_start)
-    return start, end
-
-
-def _line_end(body: str, at: int) -> int:
-    end = body.find("\n", at)
-    return len(body) if end < 0 else end
 
 
 def _salience(profile: QueryProfile) -> dict[str, float]:

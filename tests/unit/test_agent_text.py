@@ -48,6 +48,9 @@ def test_numbers_are_the_amounts_a_text_states(text, expected):
             "pickups are scheduled within   2 business days.",
         ),
         ("inspected once every three (3) months", "inspected once every         3 months"),
+        # the same restatement in Chinese (solar: a maker's warranty letter)
+        ("產品質保期為自安裝之日起八（8）年", "产品质保期为自安装之日起   8年"),
+        ("應於三十（30）日內完成", "应于    30日内完成"),
         # no unit, or no amount: an ordinal, a weekday, a date, a fraction, "the same", a year
         ("第三個月起", "第三个月起"),
         ("星期三休息；週六日照常", "星期三休息;周六日照常"),

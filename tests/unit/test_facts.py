@@ -194,6 +194,16 @@ def test_a_documents_own_date_a_timestamp_or_a_vague_label_is_no_fact(sentence: 
             "Our delivery standard needs site access confirmed two business days ahead",
             [("2", "working_day")],
         ),
+        # solar: the maker's letter restates its number in digits, as the English one does
+        # ("three (3) months" above); the installer's SOP writes it in words
+        (
+            "二、HS-BAT-13 儲能電池：產品質保期為自安裝之日起八（8）年，或累計放電量達到 37.8 MWh",
+            [("8", "year")],
+        ),
+        (
+            "covered for a full decade from the day it was installed - tell customers ten years.",
+            [("10", "year")],
+        ),
         # hrlegal: work rules in Chinese numerals; a school grade is no duration
         ("勞工每七日中應有二日之休息", [("7", "day"), ("2", "day")]),
         ("本校北棟三樓三年級教室天花板多處滲水", []),

@@ -169,3 +169,36 @@ def test_a_text_s_paragraphs_each_carry_the_heading_over_them():
         "## C. Documentation",
         "## D. Conditions",
     ]
+
+
+# A hotel's function-room rate card (English) and an estate's car-park notice (Traditional
+# Chinese): the value asked for is in a row, what it is in the header.
+RATE_CARD = (
+    "Function Room Rental Rate Card 2026\n\n"
+    "| Venue | Half day (up to 4 hrs) | Full day (up to 9 hrs) | Theatre capacity |\n"
+    "|---|---|---|---|\n"
+    "| Marina Ballroom (whole) | 12,000 | 18,000 | 700 |\n"
+    "| Marina Ballroom Section 1 or 2 | 6,500 | 9,800 | 320 |\n"
+    "| Orchid Room | 1,800 | 2,800 | 80 |\n"
+    "| Jasmine Room | 1,200 | 1,900 | 40 |\n"
+)
+CAR_PARK = (
+    "本苑停車場收費由2026年10月1日起如下：\n\n"
+    "| 項目 | 收費 |\n"
+    "|---|---|\n"
+    "| 私家車月租車位 | 每月港幣3,500元 |\n"
+    "| 訪客泊車 | 每小時港幣30元 |\n\n"
+    "月租車位數目有限，現有輪候名單繼續有效。\n"
+)
+
+
+def test_a_table_row_is_read_under_the_tables_header():
+    # The row names what is asked about, the header what kind of value its cells are: the row
+    # is cited, not the header, which shares as many of the question's words.
+    assert (
+        cited(RATE_CARD, keywords("Orchid", "Half day")) == "| Orchid Room | 1,800 | 2,800 | 80 |"
+    )
+    assert cited(CAR_PARK, keywords("訪客", "收費")) == "| 訪客泊車 | 每小時港幣30元 |"
+    assert spans.table_header(CAR_PARK, CAR_PARK.index("| 訪客")) == "| 項目 | 收費 |"
+    assert spans.table_header(CAR_PARK, CAR_PARK.index("| 項目")) is None  # the header itself
+    assert spans.table_header(CAR_PARK, CAR_PARK.index("月租車位數目")) is None  # no table

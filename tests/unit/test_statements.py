@@ -12,7 +12,7 @@ import pytest
 
 from services.contracts.evidence_id import evidence_id_for
 from services.language import tokens as text
-from services.retrieval import answerability, relevance, statements
+from services.retrieval import answerability, relevance, spans, statements
 from services.retrieval.eligibility import ChunkRow, Verified
 from services.retrieval.embedders import UseEmbedder
 from services.retrieval.types import Evidence
@@ -1137,7 +1137,7 @@ def test_a_section_is_widened_to_the_whole_of_a_table_it_cuts(document_id, start
     _title, body = DOCS[document_id]
     start = body.index(starts_at)
     row_end = body.index("\n", body.index("|", start))  # the section ends after one row
-    widened_start, widened_end = statements._whole_tables(body, start, row_end)
+    widened_start, widened_end = spans.whole_tables(body, start, row_end)
     assert body[widened_start:].startswith(first)
     assert body[:widened_end].endswith(last.rstrip("\n"))
     assert "Payment" not in body[widened_start:widened_end]
