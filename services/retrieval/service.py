@@ -703,6 +703,8 @@ def _table_chunks(
     if (start, end) == (chunk.start, chunk.end):
         return [chunk_id]
     prefix, _, ordinal = chunk_id.rpartition("#")
+    if not ordinal.isdigit():
+        return [chunk_id]
     found = [chunk_id]
     for step in (-1, 1):
         at = int(ordinal) + step

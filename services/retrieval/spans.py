@@ -229,20 +229,8 @@ def whole_tables(body: str, start: int, end: int) -> tuple[int, int]:
         end = max(end, row_end)
     line_start = body.rfind("\n", 0, first) + 1
     if table_cells(body[line_start : line_end(body, first)]):
-        for _ in range(TABLE_ROWS_ADDED):
-            if line_start == 0:
-                break
-            preceding = body.rfind("\n", 0, line_start - 1) + 1
-            if not table_cells(body[preceding : line_start - 1]):
-                break
-            line_start = preceding
-        start = min(start, line_start)
+        start = min(start, _first_row(body, line_start))
     return start, end
-
-
-def line_end(body: str, at: int) -> int:
-    end = body.find("\n", at)
-    return len(body) if end < 0 else end
 
 
 def table_header(body: str, at: int) -> str | None:
@@ -250,12 +238,24 @@ def table_header(body: str, at: int) -> str | None:
     row_start = body.rfind("\n", 0, at) + 1
     if not table_cells(body[row_start : line_end(body, at)]):
         return None
-    first = row_start
-    for _ in range(TABLE_ROWS_ADDED):
-        if first == 0:
-            break
-        preceding = body.rfind("\n", 0, first - 1) + 1
-        if not table_cells(body[preceding : first - 1]):
-            break
-        first = preceding
+    first = _first_row(body, row_start)
     return body[first : line_end(body, first)] if first != row_start else None
+
+
+def _first_row(body: str, row_start: int) -> int:
+    """Where the table holding the row that starts at `row_start` begins (at most
+    TABLE_ROWS_ADDED rows above it)."""
+    for _ in range(TABLE_ROWS_ADDED):
+        if row_start == 0:
+            break
+        preceding = body.rfind("\n", 0, row_start - 1) + 1
+        if not table_cells(body[preceding : row_start - 1]):
+            break
+        row_start = preceding
+    return row_start
+
+
+def line_end(body: str, at: int) -> int:
+    """Where the line holding `at` ends (the body's end for its last line)."""
+    end = body.find("\n", at)
+    return len(body) if end < 0 else end
