@@ -192,10 +192,13 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 # more: a single one also separates words).
 _CELL_BAR = re.compile(r"\s*[|｜\t]\s*")
 _CELL_SPACE = re.compile(r"\u3000+")
+_CELL_MARKS = ("|", "｜", "\t", "\u3000")
 
 
 def table_cells(line: str) -> list[str]:
     """The cells of a table row; no cells for a line that is not one."""
+    if not any(mark in line for mark in _CELL_MARKS):
+        return []  # most lines: read once per unit a span may start at, so kept cheap
     text = line.strip()
     if _CELL_BAR.search(text):
         return [c.strip() for c in _CELL_BAR.split(text)]
