@@ -108,6 +108,15 @@ def chunk_id_for(tenant_id: str, document_id: str, version: int, ordinal: int) -
     return f"{chunk_prefix(tenant_id, document_id, version)}{ordinal}"
 
 
+def next_chunk_id(chunk_id: str, step: int) -> str | None:
+    """The id of the chunk `step` places after (before, when negative) this one in its document
+    version, as `chunk_id_for` writes it; None before the first or for an id of another form."""
+    prefix, mark, ordinal = chunk_id.rpartition("#")
+    if not mark or not ordinal.isdigit() or int(ordinal) + step < 0:
+        return None
+    return f"{prefix}#{int(ordinal) + step}"
+
+
 def chunk_prefix(tenant_id: str, document_id: str, version: int | None = None) -> str:
     """What every chunk id of the document (or of one version) starts with, and no other."""
     prefix = f"{_escaped(tenant_id)}/{_escaped(document_id)}@"

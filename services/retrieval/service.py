@@ -58,6 +58,7 @@ from services.retrieval.ranking import (
     rank,
     texts_naming,
 )
+from services.retrieval.records import next_chunk_id
 from services.retrieval.relevance import SIBLING_TEXTS, Assessment, Item, assess
 from services.retrieval.statements import question_conflicts
 from services.retrieval.types import Evidence, RetrievalResult, SpanReader
@@ -702,18 +703,17 @@ def _table_chunks(
     start, end = spans.whole_tables(body, chunk.start, chunk.end)
     if (start, end) == (chunk.start, chunk.end):
         return [chunk_id]
-    prefix, _, ordinal = chunk_id.rpartition("#")
-    if not ordinal.isdigit():
-        return [chunk_id]
     found = [chunk_id]
     for step in (-1, 1):
-        at = int(ordinal) + step
-        while (other := chunk_of(f"{prefix}#{at}")) is not None and (
-            other.start < end and start < other.end
-        ):
-            found.append(other.chunk_id)
-            at += step
+        at = next_chunk_id(chunk_id, step)
+        while at and (other := chunk_of(at)) is not None and _overlaps(other, start, end):
+            found.append(at)
+            at = next_chunk_id(at, step)
     return found
+
+
+def _overlaps(chunk: ChunkRow, start: int, end: int) -> bool:
+    return chunk.start < end and start < chunk.end
 
 
 def _from_reading(

@@ -13,7 +13,7 @@ from sqlalchemy import func, select
 from services.bootstrap import Services
 from services.db.models import DocumentAcl, DocumentVersion, IndexChunk, Tenant
 from services.records.knowledge import content_hash
-from services.retrieval.records import chunk_id_for, chunk_prefix
+from services.retrieval.records import chunk_id_for, chunk_prefix, next_chunk_id
 from tests.support.retrieval import fake_services, fake_store, load
 
 __all__ = ["fake_services", "fake_store"]
@@ -42,6 +42,15 @@ def test_different_tenant_and_document_pairs_never_share_a_chunk_id(
 def test_ordinary_ids_keep_their_readable_chunk_ids() -> None:
     assert chunk_id_for("A", "SOP-LEADTIME", 2, 0) == "A/SOP-LEADTIME@2#0"
     assert chunk_prefix("A", "SOP-LEADTIME", 2) == "A/SOP-LEADTIME@2#"
+
+
+def test_a_chunks_neighbours_are_named_within_its_document_version() -> None:
+    # a document id holding the separator itself ("#") is escaped, so the ordinal is the last part
+    third = chunk_id_for("A", "PRICE#2026", 1, 2)
+    assert next_chunk_id(third, 1) == chunk_id_for("A", "PRICE#2026", 1, 3)
+    assert next_chunk_id(third, -2) == chunk_id_for("A", "PRICE#2026", 1, 0)
+    assert next_chunk_id(chunk_id_for("A", "PRICE#2026", 1, 0), -1) is None
+    assert next_chunk_id("A/PRICE@1", 1) is None  # no ordinal: not a chunk of the index
 
 
 def _stored(services: Services, tenant_id: str, document_id: str, body: str) -> None:
