@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 from playwright.sync_api import Locator, Page, expect
 
@@ -42,8 +43,23 @@ def log_out(page: Page) -> None:
 
 
 def open_page(page: Page, title: str) -> None:
-    """Open a page from the sidebar navigation (same session, so the login is kept)."""
-    page.get_by_test_id("stSidebar").get_by_role("link", name=title).click()
+    """Open a page from the sidebar navigation (same session, so the login is kept).
+
+    The page is open when the address bar shows its URL. A click that lands while the run
+    after the login is still switching to the role's home page can be overtaken by that switch
+    (the console stays on the home page), so the link is clicked again until its page opens;
+    a person would click again too."""
+    link = page.get_by_test_id("stSidebar").get_by_role("link", name=title)
+    path = urlsplit(link.get_attribute("href") or "").path
+    opened = re.compile(re.escape(path) + r"(\?.*)?$")
+    for _ in range(2):
+        link.click()
+        try:
+            expect(page).to_have_url(opened, timeout=15_000)
+            break
+        except AssertionError:
+            continue
+    expect(page).to_have_url(opened)
     expect(page.get_by_test_id("stHeading").first).to_be_visible()
 
 
