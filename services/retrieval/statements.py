@@ -472,7 +472,9 @@ def _plain_coverage(reading: _Reading, silent: _Silent) -> float:
 def _covered(reading: _Reading, chunk_id: str, text: str) -> float:
     """How well a chunk's text (abbreviations spelled out) covers the question."""
     read = _spelled_out(reading.normalized(chunk_id, text), reading.spelled)
-    return _coverage(reading.profile, read, reading.units(chunk_id, read))
+    # a text of the other script covers the question's words it writes in translation: "Parts:
+    # 15% off list price." covers 料件 of 「速聯的料件折扣是幾%？」, "Labour: 10% off …" does not
+    return _coverage(reading.profile, read, reading.units(chunk_id, read), said=_written)
 
 
 def _about_other_members(
@@ -841,14 +843,17 @@ def _coverage(
     context: str,
     found: text_analysis.TextUnits,
     among: list[str] | None = None,
+    said: Callable[[str, str, text_analysis.TextUnits], bool] = present,
 ) -> float:
+    """Share of the question's salience (`_salience`; of the units `among` only, if given) that
+    a normalised text says: as written (`present`), unless `said` reads it otherwise."""
     salience = _salience(profile)
     if among is not None:
         salience = {unit: salience[unit] for unit in among}
     total = sum(salience.values())
     if not total:
         return 0.0
-    return sum(w for unit, w in salience.items() if present(unit, context, found)) / total
+    return sum(w for unit, w in salience.items() if said(unit, context, found)) / total
 
 
 def _is_heading(line: str) -> bool:

@@ -465,6 +465,16 @@ DOCS = {
         "5. 申请方式：甲方须在事件结束后 30 日内书面申请服务抵扣，逾期视为放弃。",
     ),
     "ORD-HUAXIN": ("华信证券 2026 年度订单", "特别约定：服务抵扣每月合计最高为当月服务费的 30%。"),
+    # A car dealer's fleet contract (Traditional Chinese) and the account's English summary:
+    # each states the labour discount before the parts discount.
+    "CT-FLEET": (
+        "車隊維修保養合約　速聯租賁",
+        "第 3 條 工資：依各廠工時單價打 9 折。\n第 4 條 料件：依原廠建議售價打 88 折。",
+    ),
+    "FLEET-SUMMARY-EN": (
+        "Fleet account summary - SwiftLink",
+        "- Labour: 10% off the branch labour rate.\n- Parts: 15% off list price.",
+    ),
     # A supplier SOP (Simplified Chinese) whose second rule's sentence ends on an audit.
     "SOP-QA-040-B": (
         "供应商确认与管理规程",
@@ -1287,6 +1297,44 @@ def test_what_a_quantity_of_the_other_script_is_said_of_is_read_in_translation(
         asked=frozenset(statements._words(text.normalize(question))),
     )
     assert reading.asked_in_translation(word) is said
+
+
+@pytest.mark.parametrize(
+    ("question", "asked", "other"),
+    [
+        # a car dealer: a Chinese question, the English summary of a fleet account
+        (
+            "速聯的料件折扣是幾%？",
+            "- Parts: 15% off list price.",
+            "- Labour: 10% off the branch labour rate.",
+        ),
+        # a food plant: a Chinese question, an English glass procedure
+        (
+            "玻璃打碎了，周围几米以内的产品要报废？",
+            "2. Breakage: scrap all exposed product within 3 metres.",
+            "1. Light fittings hang at least 2 metres above the line.",
+        ),
+        # a property manager: an English question, a Chinese notice rule
+        (
+            "How many days' notice must residents get before a planned water cut?",
+            "2.1 計劃停水須最少於7日前以書面通告通知住戶。",
+            "2.2 停水超過4小時，須於大堂提供臨時食水。",
+        ),
+    ],
+)
+def test_a_statement_of_the_other_script_covers_the_words_it_writes_in_translation(
+    question, asked, other
+):
+    reading = _reading(question)
+    covered = [statements._covered(reading, "T/X@1#0", line) for line in (asked, other)]
+    assert covered[0] > covered[1]
+
+
+def test_an_answer_of_the_other_script_is_the_statement_the_question_asks_about():
+    # Both of the English summary's discounts covered nothing of the Chinese question, and the
+    # first (labour's) was its answer: the parts discounts of the two documents were not compared.
+    found, _ = conflicts("速聯的料件折扣是幾%？", "CT-FLEET", "FLEET-SUMMARY-EN")
+    assert values_of(found) == [{"CT-FLEET": "88 折", "FLEET-SUMMARY-EN": "15 %"}]
 
 
 def test_a_document_whose_answer_states_no_quantity_is_not_compared_by_its_other_quantities():
