@@ -219,9 +219,8 @@ def whole_tables(body: str, start: int, end: int) -> tuple[int, int]:
         return start, end
     first = start + len(text) - len(text.lstrip())
     last = start + len(text.rstrip()) - 1
-    line_start = body.rfind("\n", 0, last) + 1
     row_end = line_end(body, last)
-    if table_cells(body[line_start:row_end]):
+    if table_cells(body[line_start(body, last) : row_end]):
         for _ in range(TABLE_ROWS_ADDED):
             if row_end >= len(body):
                 break
@@ -230,15 +229,15 @@ def whole_tables(body: str, start: int, end: int) -> tuple[int, int]:
                 break
             row_end = following
         end = max(end, row_end)
-    line_start = body.rfind("\n", 0, first) + 1
-    if table_cells(body[line_start : line_end(body, first)]):
-        start = min(start, _first_row(body, line_start))
+    row_start = line_start(body, first)
+    if table_cells(body[row_start : line_end(body, first)]):
+        start = min(start, _first_row(body, row_start))
     return start, end
 
 
 def table_header(body: str, at: int) -> str | None:
     """The first row of the table whose row starts at `at`, when that row is another one."""
-    row_start = body.rfind("\n", 0, at) + 1
+    row_start = line_start(body, at)
     if not table_cells(body[row_start : line_end(body, at)]):
         return None
     first = _first_row(body, row_start)
@@ -251,11 +250,16 @@ def _first_row(body: str, row_start: int) -> int:
     for _ in range(TABLE_ROWS_ADDED):
         if row_start == 0:
             break
-        preceding = body.rfind("\n", 0, row_start - 1) + 1
+        preceding = line_start(body, row_start - 1)
         if not table_cells(body[preceding : row_start - 1]):
             break
         row_start = preceding
     return row_start
+
+
+def line_start(body: str, at: int) -> int:
+    """Where the line holding `at` starts."""
+    return body.rfind("\n", 0, at) + 1
 
 
 def line_end(body: str, at: int) -> int:

@@ -485,7 +485,7 @@ def _about_other_members(
     relevance's rule 5 reads an item."""
     if not reading.series:
         return False
-    whole = doc.body[doc.body.rfind("\n", 0, line_start) + 1 : spans.line_end(doc.body, line_start)]
+    whole = doc.body[spans.line_start(doc.body, line_start) : spans.line_end(doc.body, line_start)]
     named = reading.normalized(chunk_id, f"{doc.title}\n{heading}\n{whole}")
     return relevance.another_member(reading.series, named)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from services.bootstrap import Services
-from tests.support.corpus import doc, write_corpus
+from tests.support.corpus import doc, owner_corpus, write_corpus
 
 
 @pytest.mark.parametrize(
@@ -24,13 +24,10 @@ from tests.support.corpus import doc, write_corpus
 def test_a_chunk_of_punctuation_only_is_never_evidence(
     services: Services, tmp_path: Path, body: str, language: str, query: str
 ) -> None:
-    corpus = {
-        "schema_version": "corpus@1",
-        "tenants": [{"tenant_id": "P", "name": "Punctuation"}],
-        "users": [
-            {"user_id": "p.owner", "tenant_id": "P", "roles": ["knowledge_owner"], "grants": []}
-        ],
-        "documents": [
+    corpus = owner_corpus(
+        "P",
+        "Punctuation",
+        [
             doc("LONG", 1, tenant_id="P", language=language, body=body, approved_by="p.owner"),
             doc(
                 "SHORT",
@@ -41,7 +38,7 @@ def test_a_chunk_of_punctuation_only_is_never_evidence(
                 approved_by="p.owner",
             ),
         ],
-    }
+    )
     services.importer.import_file(write_corpus(tmp_path / "corpus.json", corpus))
     services.index.sync()
     principal = services.directory.principal("p.owner")

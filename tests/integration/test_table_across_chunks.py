@@ -12,7 +12,7 @@ import pytest
 
 from services.bootstrap import Services
 from services.retrieval.chunker import chunk_text
-from tests.support.corpus import doc, write_corpus
+from tests.support.corpus import doc, owner_corpus, write_corpus
 
 RATE_CARD = (
     "Function Room Rental Rate Card 2026 – Lumen Bay Singapore Marina\n"
@@ -68,16 +68,11 @@ def test_a_row_in_another_chunk_than_its_header_answers_read_under_it(
     chunks = chunk_text(body)
     header = next(line for line in body.splitlines() if line.startswith("| "))
     assert not any(header in c.text and row in c.text for c in chunks), "the table is cut"
-    corpus = {
-        "schema_version": "corpus@1",
-        "tenants": [{"tenant_id": "T", "name": "Tables"}],
-        "users": [
-            {"user_id": "t.owner", "tenant_id": "T", "roles": ["knowledge_owner"], "grants": []}
-        ],
-        "documents": [
-            doc("TABLE", 1, tenant_id="T", language=language, body=body, approved_by="t.owner")
-        ],
-    }
+    corpus = owner_corpus(
+        "T",
+        "Tables",
+        [doc("TABLE", 1, tenant_id="T", language=language, body=body, approved_by="t.owner")],
+    )
     services.importer.import_file(write_corpus(tmp_path / "corpus.json", corpus))
     services.index.sync()
     principal = services.directory.principal("t.owner")

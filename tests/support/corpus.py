@@ -136,6 +136,20 @@ def doc(document_id: str, version: int, **fields: Any) -> dict[str, Any]:
     return doc
 
 
+def owner_corpus(tenant_id: str, name: str, documents: list[dict[str, Any]]) -> dict[str, Any]:
+    """A corpus@1 of one tenant whose only user, `<tenant>.owner` in lower case, is its
+    knowledge owner: every approved document is readable by that user."""
+    owner = f"{tenant_id.lower()}.owner"
+    return {
+        "schema_version": "corpus@1",
+        "tenants": [{"tenant_id": tenant_id, "name": name}],
+        "users": [
+            {"user_id": owner, "tenant_id": tenant_id, "roles": ["knowledge_owner"], "grants": []}
+        ],
+        "documents": documents,
+    }
+
+
 def write_corpus(path: Path, corpus: dict[str, Any]) -> Path:
     path.write_text(json.dumps(corpus, ensure_ascii=False), encoding="utf-8")
     return path
