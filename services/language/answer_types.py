@@ -102,7 +102,7 @@ _ASKS: tuple[tuple[str, re.Pattern[str]], ...] = (
             # a percent sign after the interrogative: 「可以減幾 %」「會漲幾%」
             r"百分之(?:几|多少|几多)|(?:几|几多|多少)\s*[%％]|百分比|比例|比率|几成|"
             r"(?:几|几多|多少)折|what percent|"
-            r"\bpercentage\b|\bhow many percent"
+            r"\bpercentage\b|\bhow (?:many|much)\s*(?:percent|[%％])"
         ),
     ),
     (
@@ -263,8 +263,11 @@ def asked(question: str) -> tuple[str, ...]:
         kinds.append(MONEY)
     if FREQUENCY in kinds and DURATION in kinds:
         kinds.remove(DURATION)  # 「多久一次」 asks how often; an interval states it too
-    if COUNT in kinds and (DURATION in kinds or any(k.startswith(MEASURE_PREFIX) for k in kinds)):
-        kinds.remove(COUNT)  # "how many days" asks for a duration, "how many litres" a volume
+    if COUNT in kinds and (
+        DURATION in kinds or PERCENTAGE in kinds or any(k.startswith(MEASURE_PREFIX) for k in kinds)
+    ):
+        # "how many days" asks for a duration, "how many %" a share, "how many litres" a volume
+        kinds.remove(COUNT)
     return tuple(kinds)
 
 
@@ -359,10 +362,39 @@ _STATES: dict[str, re.Pattern[str]] = {
     ),
     COUNT: re.compile(
         rf"{_NUM}\s*(?:个|件|片|名|位|人|家|座|次|种|只|条|台|箱|批|所|部|本|项|支|套|张|颗|粒)|"
-        r"\b\d[\d,]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+        r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
         r"dozen|hundred|thousand|million|several)\b"
     ),
 }
+# A number standing alone ("300 pcs", "47 houses"), not a part of a code, a date or a range
+# written with hyphens or slashes (4711-233, 2026-11-05, 8-12, 5-day) nor a decimal.
+_BARE_NUMBER = re.compile(r"(?<![\w.,/-])\d[\d,]*(?![\w.,/%-]*\d)(?![a-z\u4e00-\u9fff]*[-/]\w)")
+# A list's or a clause's number (「1.」「2、」 "3)") says where a statement is, not how many.
+_ENUMERATING = re.compile(r"\s*[.、)）:：]")
+# The quantities a number is when it is not a count.
+_NOT_COUNTS = (DATE, TIME, DURATION, MONEY, PERCENTAGE, TEMPERATURE)
+
+
+def _counts(folded: str) -> bool:
+    """Whether a normalised text states a count: a number with a counter (「20 人」「3 台」), a
+    number word ("three", "several"), or a number standing alone that is no other quantity — not
+    a date, a time of day, a duration, money, a percentage, a temperature or a measure (「1982
+    年」, "on 10 December", 「30 分钟」, "300 mm" count nothing) — nor the number of a list's item
+    (「1.」). A question asking how many is not answered by a passage's years."""
+    if _STATES[COUNT].search(folded):
+        return True
+    typed = [m.span() for kind in _NOT_COUNTS for m in _STATES[kind].finditer(folded)]
+    typed += [m.span() for m in _stated_in(None).finditer(folded)]
+    return any(
+        not any(start <= match.start() < end for start, end in typed)
+        and not _ENUMERATING.match(folded, match.end())
+        for match in _BARE_NUMBER.finditer(folded)
+    )
+
+
+# Numerals and the words that point or count with a counter (「一部」「每組」「該處」): what
+# follows them is counted, not an office (「一部分」 is a part, 「業務部」 a department).
+_NUMERALS = "零〇一二两三四五六七八九十百千万几数每各该这那哪本此某"
 # A person: a name in Latin script, or Chinese name-like runs next to a role word. Recognising
 # every name is beyond a rule; a span with a role word or a capitalised name is accepted,
 # everything else is left to the other features. A Latin name is capitalised as written (folding
@@ -375,8 +407,11 @@ _PERSON_LATIN = re.compile(
 )
 _PERSON_CJK = re.compile(
     r"先生|女士|小姐|教授|博士|总统|主席|部长|经理|主任|负责人|创始人|作者|导演|演员|歌手|"
-    r"[\u4e00-\u9fff](?:部|处|科|组|室|课|中心|委员会|主管|人员|工程师|专员)|"
-    r"[\u4e00-\u9fff]{2,4}(?:说|表示|指出|担任|出任|任命|出生|创立|创办|发明|提出|主演|执导)"
+    # a unit of an organisation (业务部, 品保组), not a numeral's counter (一部分, 一组明信片)
+    rf"(?![{_NUMERALS}])[\u4e00-\u9fff](?:部|处|科|组|室|课|中心|委员会|主管|人员|工程师|专员)|"
+    # someone saying or doing (not 说 of a word: 解说, 小说, 传说, 学说, 听说, 据说)
+    r"[\u4e00-\u9fff]{2,4}(?<![解小传学听据])(?:说|表示|指出|担任|出任|任命|出生|创立|创办|发明|提出|"
+    r"主演|执导)"
 )
 
 
@@ -462,12 +497,14 @@ def states(kind: str, text: str, *, share: bool = True, within: str | None = Non
         return True  # "every 250 engine hours", 「每兩小時」: an interval says how often
     if kind.startswith(MEASURE_PREFIX):
         return bool(_stated_in(kind.removeprefix(MEASURE_PREFIX)).search(folded))
+    if kind == COUNT:
+        return _counts(folded)
     pattern = _STATES.get(kind)
     return bool(pattern and pattern.search(folded))
 
 
 @functools.cache
-def _stated_in(measure: str) -> re.Pattern[str]:
+def _stated_in(measure: str | None) -> re.Pattern[str]:
     """An amount written in a unit of `measure` (「4.8 公升」, "5.2 L", 「30,000 公里」)."""
     forms = "|".join(map(re.escape, _forms(measure)))
     return re.compile(r"\d[\d,.]*\s*(?:" + forms + r")(?![a-z])")

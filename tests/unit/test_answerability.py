@@ -373,6 +373,55 @@ def test_a_currency_word_inside_another_word_or_beside_its_amount_declares_nothi
     assert not answer_types.states(answer_types.MONEY, "Rates in USD are set by the branch.")
 
 
+@pytest.mark.parametrize(
+    ("text", "counts"),
+    [
+        ("依現行管理規定，橋上同時通行人數以 20 人為限", True),  # museum: a number with a counter
+        ("Please quote 300 pcs of the valve body PN-2208-A in SUS316L", True),  # demo
+        ("1935 年 2 月，榮町發生大火，燒毀店屋 47 戶", True),  # museum: 47 stands alone
+        # numbers that are other quantities, a code or a list item's number count nothing
+        ("1982 年支線停駛後，鐵橋改作公路便橋使用；", False),  # museum: a year
+        ("英土战争是一场发生于1807－1809年间的战争", False),  # CMRC 2018: years
+        ("Ahead of our supplier audit on 10 December, please tell us", False),  # demo: a date
+        ("1. 贵司希望 2027 年起升级为铂金支持", False),  # itdesk: a list item, a year
+        ("Schwabe 4711-233 salt spray", False),  # fastener: a part number
+        ("Keep at least 300 mm of clear space on each side of the battery cabinet", False),  # solar
+    ],
+)
+def test_a_number_is_a_count_only_where_it_is_no_other_quantity(text, counts):
+    assert answer_types.states(answer_types.COUNT, text) is counts
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "group block attrition now allow how many % ah, and by when client must tell us?",  # hotel
+        "下半年漲價 大概漲幾%",  # fastener
+    ],
+)
+def test_how_many_percent_asks_for_a_share_not_a_count(question):
+    kinds = answer_types.asked(question)
+    assert answer_types.PERCENTAGE in kinds
+    assert answer_types.COUNT not in kinds
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        # a numeral's counter is no office; a word with 說 in it is no one speaking
+        ("在三叠纪，华北陆块成为盘古大陆的一部分。", False),  # CMRC 2018
+        ("每种胜任力涉及一组特定的行为，并提供一套结构化的指导", False),  # CMRC 2018
+        ("瀾河鐵橋橫跨瀾河溪下游，原為鐵路瀾河支線的一部分。", False),  # museum
+        ("進行防鏽塗裝與橋面步道更新，並於兩端橋頭設置解說牌", False),  # museum
+        # an office and a person speaking still are
+        ("接單與包裝規則　版本 1　權責：業務部", True),  # distributor
+        ("陳振堂表示將於明年完工", True),
+    ],
+)
+def test_an_office_or_a_speaker_states_a_person_a_counter_or_a_word_does_not(text, names):
+    assert answer_types.states(answer_types.PERSON, text) is names
+
+
 def test_a_person_is_a_capitalised_name_or_a_role_not_any_two_words():
     person = answer_types.PERSON
     assert answer_types.states(person, "Signed off by Dana Whitaker on 3 June")
