@@ -222,13 +222,15 @@ def assess(
     untranslated: Container[str] = (),
     texts_naming: Callable[[str], Sequence[str]] | None = None,
     known: Callable[[str], int] | None = None,
+    this_year: int | None = None,
 ) -> Assessment:
     """`distinctive`: the query's heaviest unit among those the principal's knowledge uses
     (answerability.QueryProfile); a relevant item in its script must contain it. `unseen`: the
     query's units no chunk the principal may read contains (QueryProfile.unseen).
     `texts_naming`: texts the principal may read that contain a unit (rule 9: a name's
     siblings are read from them). `known`: in how many chunks the principal may read a word
-    is (`question_terms` re-cuts the segmenter's words across the knowledge's own)."""
+    is (`question_terms` re-cuts the segmenter's words across the knowledge's own).
+    `this_year`: the year of the date asked as of, which 「明年」 and "last year" count from."""
     terms = question_terms(query, known)
     identifiers = [t for t in terms if t.kind == "identifier"]
     words = [t for t in terms if t.kind != "identifier"]
@@ -251,7 +253,7 @@ def assess(
     names = _question_names(query)
     series = numbered(names.asking)
     # a year the question names is when it asks about (「１８８７年什么联盟……」, "in 1169")
-    years = _years(names.asked)
+    years = _years(names.asked, this_year)
     asked = answer_types.asked(query)
     # A question about what holds now (a price asked without a past) is not answered by what
     # was once quoted or written.
@@ -899,11 +901,29 @@ def _names_its_subject(counted: list[Term], found: dict[str, bool], names: _Name
     )
 
 
-def _years(asking: str) -> tuple[str, ...]:
+# Years named relative to the current one: the question asks about that year ("next year's
+# surcharge", 「明年管理費」, Cantonese 「下年」); this year is every current document's own.
+_RELATIVE_YEAR = re.compile(
+    r"(?P<cjk>去年|前年|明年|后年|下年|来年)|(?<!the )(?<!past )\b(?P<en>last|next) year\b"
+)
+_YEAR_OFFSET = {
+    "前年": -2,  # the year before last
+    "去年": -1,
+    "last": -1,
+    "明年": 1,
+    "下年": 1,  # Cantonese 明年
+    "来年": 1,
+    "next": 1,
+    "后年": 2,  # the year after next
+}
+
+
+def _years(asking: str, this_year: int | None = None) -> tuple[str, ...]:
     """The years a question names as the time it asks about: four digits before 年 (「1968年」),
     or in English after a preposition of time or a month or quarter ("in 1169", "since 2019",
-    "Q1 2027", "January 2026"), or naming which one ("the 2027 sheet"). A bare number is no
-    year ("a 1055 telehandler", 「1,500 件」)."""
+    "Q1 2027", "January 2026"), or naming which one ("the 2027 sheet"); and, given the current
+    year, those it names relative to it (「明年」, "last year": `_RELATIVE_YEAR`). A bare number
+    is no year ("a 1055 telehandler", 「1,500 件」)."""
     text = unicodedata.normalize("NFKC", asking).lower()
     found = _YEAR_CJK.findall(text) + _YEAR_LATIN.findall(text)
     # 「2025 夏日會議專案」, 「世界杯2002」: a year of this or the last century beside Chinese words
@@ -912,6 +932,12 @@ def _years(asking: str) -> tuple[str, ...]:
     found += [m.group(1) for m in _YEAR_BESIDE_CJK.finditer(text) if not _counted(text[m.end(1) :])]
     # "the 2027 sheet", "the 1990 edition": a year of this or the last century names which one
     found += [m.group(1) for m in _YEAR_NAMING.finditer(text) if not facts.is_unit_word(m.group(2))]
+    if this_year is not None:
+        folded = text_analysis.normalize(asking)
+        found += [
+            str(this_year + _YEAR_OFFSET[m.group("cjk") or m.group("en")])
+            for m in _RELATIVE_YEAR.finditer(folded)
+        ]
     return tuple(dict.fromkeys(found))
 
 

@@ -136,7 +136,7 @@ class RetrievalService:
             evidence = _narrow(chunks, verifier, profile, similarity, self.caches.analyses)
             bodies = _bodies(verifier, evidence)
             assessment = _judge(
-                query, profile, evidence, block, vector_z, view, frequency, bodies, by_id.get
+                query, profile, evidence, block, vector_z, view, frequency, bodies, by_id.get, as_of
             )
             assessment, reading = self._read(query, evidence, block, assessment)
             conflicts, evidence = find_conflicts(
@@ -166,7 +166,7 @@ class RetrievalService:
                 bodies = _bodies(verifier, evidence)
         if conflicts and reading is None:  # partners may have joined the evidence
             assessment = _judge(
-                query, profile, evidence, block, vector_z, view, frequency, bodies, by_id.get
+                query, profile, evidence, block, vector_z, view, frequency, bodies, by_id.get, as_of
             )
         status = (
             "insufficient_evidence"
@@ -650,6 +650,7 @@ def _judge(
     frequency: Callable[[str], int],
     bodies: Mapping[str, str],
     chunk_of: Callable[[str], ChunkRow | None],
+    as_of: date,
 ) -> Assessment:
     """Relevance reads each document's returned spans with the chunks they were cut from (and
     those holding the rest of a table one of them cuts: `_table_chunks`), and what the principal
@@ -689,6 +690,7 @@ def _judge(
         untranslated=profile.untranslated,
         texts_naming=lambda unit: texts_naming(unit, block, view, SIBLING_TEXTS),
         known=frequency,
+        this_year=as_of.year,
     )
 
 

@@ -1163,6 +1163,61 @@ def test_a_year_is_a_time_as_the_calendar_writes_it_not_any_four_digits(
 
 
 @pytest.mark.parametrize(
+    ("query", "years"),
+    [
+        ("明年开始 P1 首次响应要改成几分钟？", ("2027",)),  # itdesk
+        ("下年農曆新年假期邊幾日停做上門維修？", ("2027",)),  # hkrepair: Cantonese 下年
+        # freight, chatlog, pharma
+        (
+            "Compliance are looking at the DG surcharge for next year - what figure has been put "
+            "forward?",
+            ("2027",),
+        ),
+        (
+            "What did we quote Keller per 4 weeks on the 600S for the Boone middle school job last "
+            "year",
+            ("2025",),
+        ),
+        ("去年给瑞康报的额外稳定性考察多少钱一批？", ("2025",)),
+        # this year is every current document's own; the past twelve months, the second half of
+        # a year and a year told, not asked about, are none
+        ("今年双十一保障期封网是哪几天？", ()),  # itdesk
+        ("How many complaints did we get in the last year?", ()),
+        ("下半年漲價 大概漲幾%", ()),  # fastener
+        ("婚假一定要在結婚前後三個月內請完嗎？我想延到明年蜜月再一起請", ()),  # hrlegal
+    ],
+)
+def test_a_year_named_from_the_current_one_is_that_year(query: str, years: tuple) -> None:
+    asked = relevance._question_names(query).asked
+    assert relevance._years(asked, 2026) == years
+    assert relevance._years(asked) == ()  # no current year given: none is read
+
+
+@pytest.mark.parametrize(
+    ("query", "current", "next_year"),
+    [
+        # itdesk: the SLA in force does not say what changes next year
+        (
+            "明年开始 P1 首次响应要改成几分钟？",
+            "P1 事件的首次响应时间为 15 分钟，自受理开始计算。",
+            "自 2027 年 1 月 1 日起，P1 事件的首次响应时间改为 10 分钟，自受理开始计算。",
+        ),
+        # hkrepair: this year's holiday notice is not next year's
+        (
+            "下年農曆新年假期邊幾日停做上門維修？",
+            "2026 年農曆新年假期：2 月 16 日至 2 月 19 日暫停上門維修服務。",
+            "2027 年農曆新年假期：2 月 5 日至 2 月 8 日暫停上門維修服務。",
+        ),
+    ],
+)
+def test_a_question_about_next_year_is_answered_only_by_what_names_that_year(
+    query: str, current: str, next_year: str
+) -> None:
+    assert not assess(query, [item(current, z=3.0)], this_year=2026).sufficient
+    assert assess(query, [item(next_year, z=3.0)], this_year=2026).sufficient
+
+
+@pytest.mark.parametrize(
     ("query", "other", "written"),
     [
         # CMRC 2018: Tibetan Buddhism (藏传) is not Chinese Buddhism (汉传), though 传佛教 is there
