@@ -361,14 +361,16 @@ _STATES: dict[str, re.Pattern[str]] = {
         r"\b\d[\d.]*\s*(?:degrees?|deg)\s*(?:celsius|fahrenheit|c|f)?\b"
     ),
     COUNT: re.compile(
-        rf"{_NUM}\s*(?:个|件|片|名|位|人|家|座|次|种|只|条|台|箱|批|所|部|本|项|支|套|张|颗|粒)|"
-        r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-        r"dozen|hundred|thousand|million|several)\b"
+        rf"{_NUM}\s*(?:个|件|片|名|位|人|家|座|次|种|只|条|台|箱|批|所|部|本|项|支|套|张|颗|粒)"
     ),
 }
-# A number standing alone ("300 pcs", "47 houses"), not a part of a code, a date or a range
-# written with hyphens or slashes (4711-233, 2026-11-05, 8-12, 5-day) nor a decimal.
-_BARE_NUMBER = re.compile(r"(?<![\w.,/-])\d[\d,]*(?![\w.,/%-]*\d)(?![a-z\u4e00-\u9fff]*[-/]\w)")
+# A number standing alone ("300 pcs", "47 houses", "three trucks"), not a part of a code, a date
+# or a range written with hyphens or slashes (4711-233, 2026-11-05, 8-12, 5-day) nor a decimal.
+_BARE_NUMBER = re.compile(
+    r"(?<![\w.,/-])\d[\d,]*(?![\w.,/%-]*\d)(?![a-z\u4e00-\u9fff]*[-/]\w)|"
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|"
+    r"thousand|million|several)\b"
+)
 # A list's or a clause's number (「1.」「2、」 "3)") says where a statement is, not how many.
 _ENUMERATING = re.compile(r"\s*[.、)）:：]")
 # The quantities a number is when it is not a count.
@@ -376,8 +378,8 @@ _NOT_COUNTS = (DATE, TIME, DURATION, MONEY, PERCENTAGE, TEMPERATURE)
 
 
 def _counts(folded: str) -> bool:
-    """Whether a normalised text states a count: a number with a counter (「20 人」「3 台」), a
-    number word ("three", "several"), or a number standing alone that is no other quantity — not
+    """Whether a normalised text states a count: a number with a counter (「20 人」「3 台」), or a
+    number standing alone, in digits or words ("three", "several"), that is no other quantity — not
     a date, a time of day, a duration, money, a percentage, a temperature or a measure (「1982
     年」, "on 10 December", 「30 分钟」, "300 mm" count nothing) — nor the number of a list's item
     (「1.」). A question asking how many is not answered by a passage's years."""
@@ -387,7 +389,7 @@ def _counts(folded: str) -> bool:
     typed += [m.span() for m in _stated_in(None).finditer(folded)]
     return any(
         not any(start <= match.start() < end for start, end in typed)
-        and not _ENUMERATING.match(folded, match.end())
+        and not (match.group(0)[0].isdigit() and _ENUMERATING.match(folded, match.end()))
         for match in _BARE_NUMBER.finditer(folded)
     )
 

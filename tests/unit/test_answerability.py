@@ -386,6 +386,13 @@ def test_a_currency_word_inside_another_word_or_beside_its_amount_declares_nothi
         ("1. 贵司希望 2027 年起升级为铂金支持", False),  # itdesk: a list item, a year
         ("Schwabe 4711-233 salt spray", False),  # fastener: a part number
         ("Keep at least 300 mm of clear space on each side of the battery cabinet", False),  # solar
+        # a number written in words alike: a duration is no count (chatlog, solar)
+        ("Push all three units four weeks - Monday, December 7th.", True),
+        ("11:31 Ray: Probably two weeks on site.", False),
+        (
+            "covered for a full decade from the day it was installed - tell customers ten years.",
+            False,
+        ),
     ],
 )
 def test_a_number_is_a_count_only_where_it_is_no_other_quantity(text, counts):
