@@ -385,13 +385,16 @@ def _counts(folded: str) -> bool:
     (「1.」). A question asking how many is not answered by a passage's years."""
     if _STATES[COUNT].search(folded):
         return True
+    alone = [
+        match.start()
+        for match in _BARE_NUMBER.finditer(folded)
+        if not (match.group(0)[0].isdigit() and _ENUMERATING.match(folded, match.end()))
+    ]
+    if not alone:
+        return False  # most texts: the other quantities need not be read
     typed = [m.span() for kind in _NOT_COUNTS for m in _STATES[kind].finditer(folded)]
     typed += [m.span() for m in _stated_in(None).finditer(folded)]
-    return any(
-        not any(start <= match.start() < end for start, end in typed)
-        and not (match.group(0)[0].isdigit() and _ENUMERATING.match(folded, match.end()))
-        for match in _BARE_NUMBER.finditer(folded)
-    )
+    return any(not any(start <= at < end for start, end in typed) for at in alone)
 
 
 # Numerals and the words that point or count with a counter (「一部」「每組」「該處」): what
